@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tool.sh MODULE_DIR PACKAGE OUTPUT
+#
+# Builds PACKAGE from the pinned tools module in MODULE_DIR into OUTPUT. Built
+# binaries are kept in a cache outside the work tree (SLUICE_TOOLS_CACHE,
+# default ~/.cache/sluice/tools), keyed by the module's go.sum, so a fresh
+# clone on the same machine copies them instead of building again.
+set -euo pipefail
+
+module_dir=$1
+pkg=$2
+out=$3
+
+cache_root=${SLUICE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sluice/tools}
+key=$(cat "$module_dir/go.mod" "$module_dir/go.sum" | sha256sum | cut -c1-16)
+cached="$cache_root/$key/$(basename "$out")"
+
+mkdir -p "$(dirname "$out")"
+if [[ -x "$cached" ]]; then
+	cp "$cached" "$out.tmp"
+	mv "$out.tmp" "$out"
+	echo "tool.sh: $(basename "$out") from cache $cached"
+	exit 0
+fi
+
+echo "tool.sh: building $pkg from $module_dir (the first build of the Kubernetes binaries takes several minutes)"
+start=$(date +%s)
+(cd "$module_dir" && go build -o "$(realpath -m "$OLDPWD/$out").tmp" "$pkg")
+mv "$out.tmp" "$out"
+mkdir -p "$(dirname "$cached")"
+cp "$out" "$cached.tmp" && mv "$cached.tmp" "$cached"
+echo "tool.sh: built $(basename "$out") in $(( $(date +%s) - start ))s"

@@ -1,0 +1,12 @@
+package crd_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m, &env)) }

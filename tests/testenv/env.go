@@ -1,0 +1,129 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// Env is a running control plane with Sluice's CRDs installed.
+type Env struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client is a controller-runtime client with Sluice's and core kinds.
+	Client client.Client
+	// Scheme knows Sluice's and Kubernetes' built-in kinds.
+	Scheme *k8sruntime.Scheme
+
+	env *envtest.Environment
+}
+
+// RepoRoot is the root of the Sluice repository.
+func RepoRoot(tb testing.TB) string {
+	tb.Helper()
+	return repoRoot()
+}
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BinDir is where the kube-apiserver and etcd binaries are looked for:
+// $KUBEBUILDER_ASSETS when set, else the repository's bin/.
+func BinDir() string {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(repoRoot(), "bin")
+}
+
+// NewScheme returns a scheme with Kubernetes' built-in kinds, the CRD kinds
+// and Sluice's kinds.
+func NewScheme() (*k8sruntime.Scheme, error) {
+	s := k8sruntime.NewScheme()
+	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, datav1alpha1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Start starts etcd and kube-apiserver and installs the CRDs from
+// config/crd/bases. Call Stop when done.
+func Start() (*Env, error) {
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(BinDir(), bin)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run `make kube-binaries` (or `make test`, which builds them): %w", bin, BinDir(), err)
+		}
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	e := &envtest.Environment{
+		BinaryAssetsDirectory: BinDir(),
+		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	cfg, err := e.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
+	return &Env{Config: cfg, Client: c, Scheme: scheme, env: e}, nil
+}
+
+// Stop stops the control plane.
+func (e *Env) Stop() error { return e.env.Stop() }
+
+// Main runs a test package's tests against a fresh control plane, storing it
+// in *env. Use it from TestMain: os.Exit(testenv.Main(m, &env)).
+func Main(m *testing.M, env **Env) int {
+	e, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: stopping:", err)
+	}
+	return code
+}
+
+// Namespace creates a namespace with a generated name for one test and
+// deletes it when the test ends.
+func (e *Env) Namespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.Client.Create(ctx, ns); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ns) })
+	return ns.Name
+}
