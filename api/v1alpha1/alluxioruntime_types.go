@@ -141,7 +141,9 @@ type AlluxioRuntimeSpec struct {
 	// Data configures replication.
 	// +optional
 	Data AlluxioData `json:"data,omitempty"`
-	// Replicas is the number of workers.
+	// Replicas is the number of workers. It defaults to 0 (Fluid's reading
+	// of an absent value) so that the scale subresource always finds it.
+	// +kubebuilder:default=0
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
 	// RunAs is the user the engine runs as.
@@ -160,6 +162,7 @@ type AlluxioRuntimeSpec struct {
 	// +optional
 	PodMetadata PodMetadata `json:"podMetadata,omitempty"`
 	// Management groups maintenance settings.
+	// +kubebuilder:default={}
 	// +optional
 	Management RuntimeManagement `json:"management,omitempty"`
 	// ImagePullSecrets are used to pull every engine image.

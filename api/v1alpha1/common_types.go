@@ -102,6 +102,7 @@ type MetadataSyncPolicy struct {
 // RuntimeManagement groups the runtime's maintenance settings.
 type RuntimeManagement struct {
 	// CleanCachePolicy bounds cache clean-up.
+	// +kubebuilder:default={}
 	// +optional
 	CleanCachePolicy CleanCachePolicy `json:"cleanCachePolicy,omitempty"`
 	// MetadataSyncPolicy controls metadata sync.

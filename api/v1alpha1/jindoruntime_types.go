@@ -128,7 +128,9 @@ type JindoRuntimeSpec struct {
 	// TieredStore is the workers' cache layout; Jindo uses levels[0].
 	// +optional
 	TieredStore TieredStore `json:"tieredstore,omitempty"`
-	// Replicas is the number of workers.
+	// Replicas is the number of workers. It defaults to 0 (Fluid's reading
+	// of an absent value) so that the scale subresource always finds it.
+	// +kubebuilder:default=0
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
 	// RunAs is the user the engine runs as.
@@ -156,6 +158,7 @@ type JindoRuntimeSpec struct {
 	// +optional
 	NetworkMode NetworkMode `json:"networkmode,omitempty"`
 	// CleanCachePolicy bounds cache clean-up.
+	// +kubebuilder:default={}
 	// +optional
 	CleanCachePolicy CleanCachePolicy `json:"cleanCachePolicy,omitempty"`
 	// Volumes are added to the engine's pods.

@@ -103,7 +103,9 @@ type JuiceFSRuntimeSpec struct {
 	// Configs name Secrets or files holding JuiceFS configuration.
 	// +optional
 	Configs *[]string `json:"configs,omitempty"`
-	// Replicas is the number of workers.
+	// Replicas is the number of workers. It defaults to 0 (Fluid's reading
+	// of an absent value) so that the scale subresource always finds it.
+	// +kubebuilder:default=0
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
 	// RunAs is the user the engine runs as.
@@ -123,6 +125,7 @@ type JuiceFSRuntimeSpec struct {
 	// +optional
 	PodMetadata PodMetadata `json:"podMetadata,omitempty"`
 	// Management groups maintenance settings.
+	// +kubebuilder:default={}
 	// +optional
 	Management RuntimeManagement `json:"management,omitempty"`
 }

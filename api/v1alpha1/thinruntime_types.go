@@ -108,7 +108,9 @@ type ThinRuntimeSpec struct {
 	// TieredStore is the workers' cache layout.
 	// +optional
 	TieredStore TieredStore `json:"tieredstore,omitempty"`
-	// Replicas is the number of workers.
+	// Replicas is the number of workers. It defaults to 0 (Fluid's reading
+	// of an absent value) so that the scale subresource always finds it.
+	// +kubebuilder:default=0
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
 	// RunAs is the user the engine runs as.
@@ -121,6 +123,7 @@ type ThinRuntimeSpec struct {
 	// +optional
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 	// Management groups maintenance settings.
+	// +kubebuilder:default={}
 	// +optional
 	Management RuntimeManagement `json:"management,omitempty"`
 	// ImagePullSecrets are used to pull every engine image.

@@ -1,5 +1,5 @@
-// Package crd_test proves Sluice's CustomResourceDefinitions against a real
+// Package crd holds tests that prove Sluice's CustomResourceDefinitions against a real
 // kube-apiserver and against Fluid's published schemas: every kind is served,
 // Fluid manifests apply unchanged, CEL rules reject bad objects with their
 // messages, and defaults are applied.
-package crd_test
+package crd

@@ -34,12 +34,7 @@ type Env struct {
 }
 
 // RepoRoot is the root of the Sluice repository.
-func RepoRoot(tb testing.TB) string {
-	tb.Helper()
-	return repoRoot()
-}
-
-func repoRoot() string {
+func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
@@ -50,7 +45,7 @@ func BinDir() string {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir
 	}
-	return filepath.Join(repoRoot(), "bin")
+	return filepath.Join(RepoRoot(), "bin")
 }
 
 // NewScheme returns a scheme with Kubernetes' built-in kinds, the CRD kinds
@@ -79,7 +74,7 @@ func Start() (*Env, error) {
 	}
 	e := &envtest.Environment{
 		BinaryAssetsDirectory: BinDir(),
-		CRDDirectoryPaths:     []string{filepath.Join(repoRoot(), "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 	}
