@@ -9,7 +9,7 @@ set -euo pipefail
 
 module_dir=$1
 pkg=$2
-out=$3
+out=$(realpath -m "$3")
 
 cache_root=${SLUICE_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sluice/tools}
 key=$(cat "$module_dir/go.mod" "$module_dir/go.sum" | sha256sum | cut -c1-16)
@@ -25,7 +25,7 @@ fi
 
 echo "tool.sh: building $pkg from $module_dir (the first build of the Kubernetes binaries takes several minutes)"
 start=$(date +%s)
-(cd "$module_dir" && go build -o "$(realpath -m "$OLDPWD/$out").tmp" "$pkg")
+(cd "$module_dir" && go build -o "$out.tmp" "$pkg")
 mv "$out.tmp" "$out"
 mkdir -p "$(dirname "$cached")"
 cp "$out" "$cached.tmp" && mv "$cached.tmp" "$cached"
