@@ -49,19 +49,21 @@ var coreDrift = map[string]string{
 }
 
 // lookupFluidCRDDir finds Fluid's published CRDs: $SLUICE_FLUID_CRDS, else
-// shared/reference/fluid-crds beside the repository.
+// shared/reference/fluid-crds beside the repository (where CI puts shared/).
 func lookupFluidCRDDir() (string, error) {
-	dir := os.Getenv("SLUICE_FLUID_CRDS")
-	if dir == "" {
-		dir = filepath.Join(testenv.RepoRoot(), "..", "shared", "reference", "fluid-crds")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") != "" {
-			return "", fmt.Errorf("Fluid's reference CRDs are required in CI (set SLUICE_FLUID_CRDS): %w", err)
+	candidates := []string{os.Getenv("SLUICE_FLUID_CRDS")}
+	if candidates[0] == "" {
+		candidates = []string{
+			filepath.Join(testenv.RepoRoot(), "..", "shared", "reference", "fluid-crds"),
+			filepath.Join("/work", "shared", "reference", "fluid-crds"),
 		}
-		return "", fmt.Errorf("Fluid's reference CRDs not found (set SLUICE_FLUID_CRDS): %w", err)
 	}
-	return dir, nil
+	for _, dir := range candidates {
+		if _, err := os.Stat(filepath.Join(dir, "data.fluid.io_datasets.yaml")); err == nil {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("Fluid's reference CRDs not found in %v (set SLUICE_FLUID_CRDS)", candidates)
 }
 
 // fluidCRDDir is lookupFluidCRDDir for tests that cannot run without the
