@@ -4,19 +4,28 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sluice-data/sluice/webhook/policycmd"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
+	err := newRootCommand().Execute()
+	var exit *policycmd.ExitError
+	switch {
+	case errors.As(err, &exit):
+		os.Exit(exit.Code)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
 }
@@ -26,9 +35,9 @@ func newRootCommand() *cobra.Command {
 		Use:           "sluice",
 		Short:         "Kubernetes-native data orchestration and caching, driven by policy",
 		SilenceUsage:  true,
-		SilenceErrors: false,
+		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand())
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand())
 	return root
 }
 

@@ -80,6 +80,12 @@ const (
 	// AnnotationSkipCheckMountReadyTarget on a runtime (All, MountPod or
 	// Sidecar) skips the mount-ready check; it is copied to the PV.
 	AnnotationSkipCheckMountReadyTarget = "fluid.io/skip-check-mount-ready-target"
+	// LabelDatasetNamespace on a dataset's PV and PVC names the dataset's
+	// namespace. With LabelDatasetName it identifies the dataset without the
+	// ambiguity of LabelDatasetID; Sluice sets both.
+	LabelDatasetNamespace = "dataset.sluice.io/namespace"
+	// LabelDatasetName on a dataset's PV and PVC names the dataset.
+	LabelDatasetName = "dataset.sluice.io/name"
 	// AnnotationCreatedBy marks PVs and PVCs created for datasets.
 	AnnotationCreatedBy = "CreatedBy"
 )
@@ -116,6 +122,10 @@ const (
 	VolumeAttrRuntimeName = "runtime_name"
 	// VolumeAttrNodeSelectorKey is the node label that starts FUSE on a node.
 	VolumeAttrNodeSelectorKey = "mount_pod_node_selector_key"
+	// FuseDaemonSetSuffix is appended to a runtime's name to name its FUSE
+	// DaemonSet, e.g. imagenet-fuse; the mutating webhook copies its first
+	// container as the FUSE sidecar.
+	FuseDaemonSetSuffix = "-fuse"
 	// VolumeAttrNodePublishMethod is "symlink" to publish by symlink.
 	VolumeAttrNodePublishMethod = "node_publish_method"
 )

@@ -10,15 +10,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 )
 
 // Env is a running control plane with Sluice's CRDs installed.
@@ -48,18 +46,6 @@ func BinDir() string {
 	return filepath.Join(RepoRoot(), "bin")
 }
 
-// NewScheme returns a scheme with Kubernetes' built-in kinds, the CRD kinds
-// and Sluice's kinds.
-func NewScheme() (*k8sruntime.Scheme, error) {
-	s := k8sruntime.NewScheme()
-	for _, add := range []func(*k8sruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, datav1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 // Start starts etcd and kube-apiserver and installs the CRDs from
 // config/crd/bases. Call Stop when done.
 func Start() (*Env, error) {
@@ -68,10 +54,7 @@ func Start() (*Env, error) {
 			return nil, fmt.Errorf("%s not found in %s: run `make kube-binaries` (or `make test`, which builds them): %w", bin, BinDir(), err)
 		}
 	}
-	scheme, err := NewScheme()
-	if err != nil {
-		return nil, err
-	}
+	scheme := sluicescheme.New()
 	e := &envtest.Environment{
 		BinaryAssetsDirectory: BinDir(),
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},

@@ -1,0 +1,36 @@
+# Dataset admission checks.
+#
+# Denies Pods that use a dataset that is not Bound (unless annotated
+# sidecar.fluid.io/skip-precheck=true), or a dataset in another namespace
+# that data.sluice.config.mutating.crossNamespace does not allow.
+package sluice.mutating
+
+import rego.v1
+
+skip_precheck if annotations["sidecar.fluid.io/skip-precheck"] == "true"
+
+deny contains {"rule": "dataset-not-bound", "message": msg} if {
+	not skip_precheck
+	some v in dataset_volumes
+	v.dataset.phase != "Bound"
+	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
+	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])
+}
+
+deny contains {"rule": "dataset-cross-namespace", "message": msg} if {
+	some v in dataset_volumes
+	v.dataset.namespace != input.request.namespace
+	not cross_namespace_allowed(v.dataset)
+	msg := sprintf("volume %q uses dataset %s from namespace %q; no crossNamespace policy allows Pods in %q to use it", [v.volume, dataset_ref(v.dataset), v.dataset.namespace, input.request.namespace])
+}
+
+cross_namespace_allowed(ds) if {
+	some rule in config.crossNamespace.allow
+	matches(rule.podNamespace, input.request.namespace)
+	matches(rule.datasetNamespace, ds.namespace)
+	matches(rule.dataset, ds.name)
+}
+
+matches(pattern, _) if pattern == "*"
+
+matches(pattern, value) if pattern == value

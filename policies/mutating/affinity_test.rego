@@ -1,0 +1,99 @@
+package sluice.mutating_test
+
+import rego.v1
+
+import data.sluice.mutating
+
+cache_pref(ds) := {"weight": 100, "preference": {"matchExpressions": [{"key": sprintf("fluid.io/s-team-a-%s", [ds]), "operator": "In", "values": ["true"]}]}}
+
+test_serverful_pod_prefers_cache_nodes_with_tiered_locality if {
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
+	{t | some t in d.affinity.preferred} == {
+		{"weight": 20, "preference": {"matchExpressions": [{"key": "topology.kubernetes.io/region", "operator": "In", "values": ["region-1"]}]}},
+		{"weight": 50, "preference": {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]}},
+		cache_pref("imagenet"),
+	}
+	d.affinity.required == []
+}
+
+test_unlabelled_pod_gets_no_affinity_by_default if {
+	d := mutating.decision with input as input_for(plain_pod, one_volume(bound("imagenet")))
+	d.affinity == {"required": [], "preferred": []}
+}
+
+test_all_dataset_pods_option_adds_affinity_without_label if {
+	d := mutating.decision with input as input_for(plain_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.affinity.allDatasetPods as true
+	cache_pref("imagenet") in d.affinity.preferred
+}
+
+test_sched_required_label_turns_preference_into_requirement if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	d.affinity.required == [{"key": "fluid.io/s-team-a-imagenet", "operator": "In", "values": ["true"]}]
+	d.affinity.preferred == []
+}
+
+test_required_zone_locality_comes_from_cache_affinity if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.affinity.required as ["topology.kubernetes.io/zone"]
+	d.affinity.required == [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]
+}
+
+test_unknown_required_locality_warns if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.affinity.required as ["example.com/rack"]
+	count(d.warnings) == 1
+	d.affinity.required == []
+}
+
+test_fuse_node_selector_becomes_required if {
+	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseNodeSelector": {"gpu": "true"}})})
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(ds))
+	d.affinity.required == [{"key": "gpu", "operator": "In", "values": ["true"]}]
+}
+
+test_fuse_node_selector_can_be_turned_off if {
+	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseNodeSelector": {"gpu": "true"}})})
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(ds))
+		with data.sluice.config.mutating.affinity.requireFuseNodes as false
+	d.affinity.required == []
+}
+
+test_keys_the_pod_constrains_are_left_alone if {
+	p := json.patch(serverful_pod, [{"op": "add", "path": "/spec/nodeSelector", "value": {"topology.kubernetes.io/zone": "zone-b"}}])
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	every t in d.affinity.preferred {
+		t.preference.matchExpressions[0].key != "topology.kubernetes.io/zone"
+	}
+	count(d.affinity.preferred) == 2
+}
+
+test_two_datasets_each_get_preferences if {
+	vols := [
+		{"volume": "a", "claim": "a", "dataset": bound("a")},
+		{"volume": "b", "claim": "b", "dataset": bound("b")},
+	]
+	d := mutating.decision with input as input_for(serverful_pod, vols)
+	cache_pref("a") in d.affinity.preferred
+	cache_pref("b") in d.affinity.preferred
+}
+
+test_prefer_nodes_without_cache_when_enabled if {
+	d := mutating.decision with input as input_for(serverful_pod, [])
+		with data.sluice.config.mutating.preferNodesWithoutCache.enabled as true
+	d.affinity.preferred == [{"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]
+}
+
+test_prefer_nodes_without_cache_is_off_by_default if {
+	d := mutating.decision with input as input_for(serverful_pod, [])
+	d.affinity.preferred == []
+}
+
+test_prefer_nodes_without_cache_all_pods if {
+	d := mutating.decision with input as input_for(plain_pod, [])
+		with data.sluice.config.mutating.preferNodesWithoutCache as {"enabled": true, "allPods": true}
+	count(d.affinity.preferred) == 1
+}

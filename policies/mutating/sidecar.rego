@@ -1,0 +1,63 @@
+# FUSE sidecar.
+#
+# Pods labelled serverless.fluid.io/inject=true get the runtime's FUSE
+# container as a sidecar for each dataset volume, and the volume is rewritten
+# to a hostPath of the FUSE mount (with the sub-path). The sidecar is a native
+# sidecar where the cluster supports it, gets a mount-readiness gate unless
+# fuse.sidecar.poststart.fluid.io/inject=false, and drops its privileges for
+# Pods labelled unprivileged.sidecar.fluid.io/inject=true.
+package sluice.mutating
+
+import rego.v1
+
+native_sidecars if config.sidecar.mode == "native"
+
+native_sidecars if {
+	config.sidecar.mode == "auto"
+	input.cluster.nativeSidecars
+}
+
+mount_path(v) := v.dataset.volume.fluidPath if v.dataset.volume.subPath == ""
+
+mount_path(v) := concat("/", [trim_right(v.dataset.volume.fluidPath, "/"), trim_left(v.dataset.volume.subPath, "/")]) if {
+	v.dataset.volume.subPath != ""
+}
+
+sidecar_mode := "native" if native_sidecars else := "container"
+
+default unprivileged := false
+
+unprivileged if labels["unprivileged.sidecar.fluid.io/inject"] == "true"
+
+default readiness_gate := true
+
+readiness_gate := false if labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
+
+sidecars contains {
+	"volume": v.volume,
+	"dataset": dataset_ref(v.dataset),
+	"mountPath": v.dataset.volume.fluidPath,
+	"mode": sidecar_mode,
+	"unprivileged": unprivileged,
+	"readinessGate": readiness_gate,
+} if {
+	serverless
+	some v in dataset_volumes
+}
+
+volume_rewrites contains {"volume": v.volume, "hostPath": mount_path(v)} if {
+	serverless
+	some v in dataset_volumes
+}
+
+deny contains {"rule": "sidecar-without-fuse", "message": msg} if {
+	serverless
+	some v in dataset_volumes
+	not v.dataset.runtime.fuse
+	msg := sprintf("volume %q uses dataset %s, whose runtime has no FUSE template to inject as a sidecar", [v.volume, dataset_ref(v.dataset)])
+}
+
+pod_labels["done.sidecar.fluid.io/inject"] := "true" if {
+	serverless
+	uses_datasets
+}

@@ -1,0 +1,29 @@
+# Dataset volume mounts and usage.
+#
+# HostToContainer mount propagation on every mount of a dataset volume
+# (so that a restarted FUSE mount reaches running containers), and the
+# fluid.io/datasets-in-use annotation.
+package sluice.mutating
+
+import rego.v1
+
+mount_propagation contains {"volume": v.volume, "mode": "HostToContainer"} if {
+	config.mountPropagation.enabled
+	some v in dataset_volumes
+}
+
+in_use_names contains name if {
+	some v in dataset_volumes
+	v.dataset.namespace == input.request.namespace
+	name := v.dataset.name
+}
+
+in_use_names contains dataset_ref(v.dataset) if {
+	some v in dataset_volumes
+	v.dataset.namespace != input.request.namespace
+}
+
+pod_annotations["fluid.io/datasets-in-use"] := concat(",", sort([n | some n in in_use_names])) if {
+	config.datasetsInUse.enabled
+	uses_datasets
+}

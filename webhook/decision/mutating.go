@@ -1,0 +1,107 @@
+package decision
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Mutating is what the mutating policies decide for one Pod.
+type Mutating struct {
+	// Deny, when not empty, rejects the Pod; nothing else is applied.
+	Deny []Denial `json:"deny"`
+	// Warnings are returned to the client as admission warnings.
+	Warnings []string `json:"warnings"`
+	// Affinity is node affinity to merge into the Pod.
+	Affinity Affinity `json:"affinity"`
+	// MountPropagation sets the propagation of every container mount of the
+	// named volumes that has none.
+	MountPropagation []MountPropagation `json:"mountPropagation"`
+	// Annotations are set on the Pod.
+	Annotations map[string]string `json:"annotations"`
+	// Labels are set on the Pod.
+	Labels map[string]string `json:"labels"`
+	// VolumeRewrites replace dataset PVC volumes by hostPath volumes.
+	VolumeRewrites []VolumeRewrite `json:"volumeRewrites"`
+	// Sidecars are FUSE sidecars to inject.
+	Sidecars []Sidecar `json:"sidecars"`
+}
+
+// Denial is one reason to reject an object, with the rule that gave it.
+type Denial struct {
+	// Rule names the policy rule, e.g. dataset-not-bound.
+	Rule string `json:"rule"`
+	// Message says what is wrong, naming the objects involved.
+	Message string `json:"message"`
+}
+
+func (d Denial) String() string { return fmt.Sprintf("%s (rule %s)", d.Message, d.Rule) }
+
+// Affinity is node affinity for a Pod.
+type Affinity struct {
+	// Required requirements all hold: each is AND-ed into every required
+	// node-selector term the Pod has (or into a new term if it has none).
+	Required []corev1.NodeSelectorRequirement `json:"required"`
+	// Preferred terms are added to the Pod's preferred node affinity.
+	Preferred []corev1.PreferredSchedulingTerm `json:"preferred"`
+}
+
+// MountPropagation sets a propagation mode on a volume's mounts.
+type MountPropagation struct {
+	Volume string                      `json:"volume"`
+	Mode   corev1.MountPropagationMode `json:"mode"`
+}
+
+// VolumeRewrite replaces the named Pod volume by a hostPath volume.
+type VolumeRewrite struct {
+	Volume   string `json:"volume"`
+	HostPath string `json:"hostPath"`
+}
+
+// SidecarMode says how a FUSE sidecar is injected.
+type SidecarMode string
+
+const (
+	// NativeSidecar injects an init container with restartPolicy Always.
+	NativeSidecar SidecarMode = "native"
+	// ContainerSidecar injects a regular container, first in the list.
+	ContainerSidecar SidecarMode = "container"
+)
+
+// Sidecar is one FUSE sidecar to inject for a dataset volume.
+type Sidecar struct {
+	// Volume is the Pod volume the sidecar serves.
+	Volume string `json:"volume"`
+	// Dataset is "<namespace>/<name>".
+	Dataset string `json:"dataset"`
+	// MountPath is where the FUSE file system is mounted in the sidecar.
+	MountPath string `json:"mountPath"`
+	// Mode is native or container.
+	Mode SidecarMode `json:"mode"`
+	// Unprivileged drops the sidecar's privileges.
+	Unprivileged bool `json:"unprivileged"`
+	// ReadinessGate holds the app containers until the mount is live.
+	ReadinessGate bool `json:"readinessGate"`
+}
+
+// Empty reports whether d changes nothing.
+func (d *Mutating) Empty() bool {
+	return len(d.Affinity.Required) == 0 && len(d.Affinity.Preferred) == 0 && len(d.MountPropagation) == 0 &&
+		len(d.Annotations) == 0 && len(d.Labels) == 0 && len(d.VolumeRewrites) == 0 && len(d.Sidecars) == 0
+}
+
+// DecodeMutating converts a policy result into a Mutating decision. It
+// rejects documents that do not fit the schema, so that a policy that returns
+// a wrong shape denies with a clear error rather than half-applying.
+func DecodeMutating(v any) (*Mutating, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	d := &Mutating{}
+	if err := strictUnmarshal(raw, d); err != nil {
+		return nil, fmt.Errorf("the decision document does not match the mutating decision schema: %w", err)
+	}
+	return d, nil
+}

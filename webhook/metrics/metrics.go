@@ -1,0 +1,44 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+var (
+	// AdmissionDuration is the time to answer one admission review.
+	AdmissionDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sluice_webhook_admission_duration_seconds",
+		Help:    "Time to answer an admission review, by webhook and outcome.",
+		Buckets: []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1},
+	}, []string{"webhook", "outcome"})
+
+	// PolicyEvalDuration is the time to evaluate one policy query.
+	PolicyEvalDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "sluice_policy_eval_duration_seconds",
+		Help:    "Time to evaluate a policy query.",
+		Buckets: []float64{0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01, 0.1},
+	}, []string{"query"})
+
+	// Decisions counts admission outcomes: allowed, mutated, denied, errored.
+	Decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_webhook_decisions_total",
+		Help: "Admission decisions, by webhook and outcome (allowed, mutated, denied, errored).",
+	}, []string{"webhook", "outcome"})
+
+	// PolicyReloads counts policy bundle reloads by result (ok, error).
+	PolicyReloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_policy_reloads_total",
+		Help: "Policy bundle reloads, by result (ok, error).",
+	}, []string{"result"})
+
+	// PolicyBundleOK is 1 while the last reload compiled, 0 after a failed one.
+	PolicyBundleOK = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sluice_policy_bundle_ok",
+		Help: "1 if the last policy reload compiled, 0 if it failed and an older bundle is active.",
+	})
+)
+
+func init() {
+	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK)
+}

@@ -1,0 +1,80 @@
+package affinity
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+// Mutator applies decision.Affinity.
+type Mutator struct{}
+
+// Name implements mutating.Mutator.
+func (Mutator) Name() string { return "affinity" }
+
+// Mutate implements mutating.Mutator.
+func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, _ []snapshot.DatasetVolume) error {
+	Merge(pod, d.Affinity)
+	return nil
+}
+
+// Merge merges a into the Pod's node affinity.
+func Merge(pod *corev1.Pod, a decision.Affinity) {
+	if len(a.Required) == 0 && len(a.Preferred) == 0 {
+		return
+	}
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	if pod.Spec.Affinity.NodeAffinity == nil {
+		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	na := pod.Spec.Affinity.NodeAffinity
+	if len(a.Required) > 0 {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = andRequirements(na.RequiredDuringSchedulingIgnoredDuringExecution, a.Required)
+	}
+	for _, p := range a.Preferred {
+		if !containsPreferred(na.PreferredDuringSchedulingIgnoredDuringExecution, p) {
+			na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, *p.DeepCopy())
+		}
+	}
+}
+
+// andRequirements returns a selector equivalent to sel AND every requirement
+// in reqs. Node-selector terms are OR-ed, so each requirement is added to
+// every term; a missing or empty selector becomes one term of reqs.
+func andRequirements(sel *corev1.NodeSelector, reqs []corev1.NodeSelectorRequirement) *corev1.NodeSelector {
+	if sel == nil || len(sel.NodeSelectorTerms) == 0 {
+		term := corev1.NodeSelectorTerm{}
+		for _, r := range reqs {
+			term.MatchExpressions = appendMissing(term.MatchExpressions, r)
+		}
+		return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}
+	}
+	for i := range sel.NodeSelectorTerms {
+		for _, r := range reqs {
+			sel.NodeSelectorTerms[i].MatchExpressions = appendMissing(sel.NodeSelectorTerms[i].MatchExpressions, r)
+		}
+	}
+	return sel
+}
+
+func appendMissing(exprs []corev1.NodeSelectorRequirement, r corev1.NodeSelectorRequirement) []corev1.NodeSelectorRequirement {
+	for _, e := range exprs {
+		if equality.Semantic.DeepEqual(e, r) {
+			return exprs
+		}
+	}
+	return append(exprs, *r.DeepCopy())
+}
+
+func containsPreferred(terms []corev1.PreferredSchedulingTerm, p corev1.PreferredSchedulingTerm) bool {
+	for _, t := range terms {
+		if equality.Semantic.DeepEqual(t, p) {
+			return true
+		}
+	}
+	return false
+}

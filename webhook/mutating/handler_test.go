@@ -1,0 +1,137 @@
+package mutating_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/fixture"
+	"github.com/sluice-data/sluice/webhook/mutating"
+	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+func objects(t *testing.T) []client.Object {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "policies", "testdata", "mutating", "serverful-affinity", "objects.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	objs, err := snapshot.DecodeObjects(f, sluicescheme.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func handler(t *testing.T, mutators ...mutating.Mutator) *mutating.Handler {
+	t.Helper()
+	b, err := policy.DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fixture.NewPipeline(context.Background(), b, objects(t), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mutators != nil {
+		p.Mutators = mutators
+	}
+	return &mutating.Handler{Pipeline: p}
+}
+
+func podRequest(t *testing.T, pod *corev1.Pod, op admissionv1.Operation) admission.Request {
+	t.Helper()
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: "u1", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: op,
+		Namespace: "team-a", Object: runtime.RawExtension{Raw: raw},
+	}}
+}
+
+func datasetPod(labels map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: labels},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: "i", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+			Volumes:    []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "imagenet"}}}},
+		},
+	}
+}
+
+func TestHandlerGuards(t *testing.T) {
+	h := handler(t)
+	serverful := map[string]string{"fuse.serverful.fluid.io/inject": "true"}
+	tests := []struct {
+		name        string
+		pod         *corev1.Pod
+		op          admissionv1.Operation
+		wantAllowed bool
+		wantPatch   bool
+		wantMessage string
+	}{
+		{"serverful dataset Pod is mutated", datasetPod(serverful), admissionv1.Create, true, true, ""},
+		{"update is not mutated", datasetPod(serverful), admissionv1.Update, true, false, ""},
+		{"opt-out label", datasetPod(map[string]string{"fuse.serverful.fluid.io/inject": "true", "fluid.io/enable-injection": "false"}), admissionv1.Create, true, false, ""},
+		{"already injected", datasetPod(map[string]string{"serverless.fluid.io/inject": "true", "done.sidecar.fluid.io/inject": "true"}), admissionv1.Create, true, false, ""},
+		{"namespace mismatch is denied", func() *corev1.Pod { p := datasetPod(serverful); p.Namespace = "other"; return p }(), admissionv1.Create, false, false, `namespace "other" differs`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.Handle(context.Background(), podRequest(t, tt.pod, tt.op))
+			if resp.Allowed != tt.wantAllowed || (len(resp.Patches) > 0) != tt.wantPatch {
+				t.Fatalf("allowed=%v patches=%d, want allowed=%v patch=%v (%+v)", resp.Allowed, len(resp.Patches), tt.wantAllowed, tt.wantPatch, resp.Result)
+			}
+			if tt.wantMessage != "" && !strings.Contains(resp.Result.Message, tt.wantMessage) {
+				t.Fatalf("message %q does not contain %q", resp.Result.Message, tt.wantMessage)
+			}
+		})
+	}
+}
+
+type panicky struct{}
+
+func (panicky) Name() string { return "panicky" }
+func (panicky) Mutate(*corev1.Pod, *decision.Mutating, []snapshot.DatasetVolume) error {
+	panic("boom")
+}
+
+func TestMutatorPanicDeniesNamingTheMutator(t *testing.T) {
+	h := handler(t, panicky{})
+	resp := h.Handle(context.Background(), podRequest(t, datasetPod(map[string]string{"fuse.serverful.fluid.io/inject": "true"}), admissionv1.Create))
+	if resp.Allowed || len(resp.Patches) > 0 {
+		t.Fatal("a panicking mutator must deny, with no patch")
+	}
+	if !strings.Contains(resp.Result.Message, "mutator panicky: panic: boom") {
+		t.Fatalf("message = %q", resp.Result.Message)
+	}
+}
+
+func TestPolicyWithWrongShapeDeniesNamingThePolicy(t *testing.T) {
+	h := handler(t)
+	b := policy.NewBundle()
+	b.Modules["m.rego"] = "package sluice.mutating\ndecision := {\"sidecars\": \"not a list\"}"
+	if err := h.Pipeline.Engine.Load(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	resp := h.Handle(context.Background(), podRequest(t, datasetPod(nil), admissionv1.Create))
+	if resp.Allowed || !strings.Contains(resp.Result.Message, "policy data.sluice.mutating.decision") {
+		t.Fatalf("allowed=%v message=%q", resp.Allowed, resp.Result.Message)
+	}
+}

@@ -1,0 +1,155 @@
+package mutating
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gomodules.xyz/jsonpatch/v2"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/metrics"
+	"github.com/sluice-data/sluice/webhook/mutating/affinity"
+	"github.com/sluice-data/sluice/webhook/mutating/podmeta"
+	"github.com/sluice-data/sluice/webhook/mutating/propagation"
+	"github.com/sluice-data/sluice/webhook/mutating/sidecar"
+	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+// Mutator applies one part of a mutating decision to a Pod. It must be
+// idempotent: applying the same decision to its own output changes nothing.
+type Mutator interface {
+	Name() string
+	Mutate(pod *corev1.Pod, d *decision.Mutating, vols []snapshot.DatasetVolume) error
+}
+
+// Request is what a Pod's mutation depends on besides the cluster.
+type Request struct {
+	Pod       *corev1.Pod
+	Operation string
+	Namespace string
+	User      authenticationv1.UserInfo
+	DryRun    bool
+}
+
+// Result is the outcome of a mutation.
+type Result struct {
+	// Decision is the policies' decision.
+	Decision *decision.Mutating
+	// Pod is the mutated Pod (the input Pod when nothing changed).
+	Pod *corev1.Pod
+	// Patch turns the input Pod into Pod.
+	Patch []jsonpatch.JsonPatchOperation
+}
+
+// DeniedError rejects a Pod; it lists every reason.
+type DeniedError struct {
+	Denials []decision.Denial
+}
+
+func (e *DeniedError) Error() string {
+	msgs := make([]string, len(e.Denials))
+	for i, d := range e.Denials {
+		msgs[i] = d.String()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Pipeline is the policy evaluation plus the mutators, in order.
+type Pipeline struct {
+	Engine         *policy.Engine
+	Gatherer       *snapshot.Gatherer
+	Mutators       []Mutator
+	NativeSidecars bool
+}
+
+// DefaultMutators are Sluice's mutators in the order they run.
+func DefaultMutators() []Mutator {
+	return []Mutator{sidecar.Mutator{}, propagation.Mutator{}, affinity.Mutator{}, podmeta.Mutator{}}
+}
+
+// Mutate evaluates the policies for req and applies the decision to a copy
+// of req.Pod. A denial is a *DeniedError; a policy or mutator failure is an
+// error naming the policy or mutator. In both cases nothing is applied.
+func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
+	vols, err := p.Gatherer.DatasetVolumes(ctx, req.Namespace, req.Pod)
+	if err != nil {
+		return nil, fmt.Errorf("reading the Pod's datasets: %w", err)
+	}
+	ns, err := p.Gatherer.Namespace(ctx, req.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	input, err := buildInput(req, vols, ns, p.NativeSidecars)
+	if err != nil {
+		return nil, err
+	}
+	evalStart := time.Now()
+	value, err := p.Engine.Eval(ctx, policies.MutatingQuery, input)
+	metrics.PolicyEvalDuration.WithLabelValues(policies.MutatingQuery).Observe(time.Since(evalStart).Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, unwrapEval(err))
+	}
+	d, err := decision.DecodeMutating(value)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", policies.MutatingQuery, err)
+	}
+	if len(d.Deny) > 0 {
+		return &Result{Decision: d, Pod: req.Pod}, &DeniedError{Denials: d.Deny}
+	}
+	res := &Result{Decision: d, Pod: req.Pod}
+	if d.Empty() {
+		return res, nil
+	}
+	mutated := req.Pod.DeepCopy()
+	for _, m := range p.Mutators {
+		if err := applySafely(m, mutated, d, vols); err != nil {
+			return nil, fmt.Errorf("mutator %s: %w", m.Name(), err)
+		}
+	}
+	patch, err := Diff(req.Pod, mutated)
+	if err != nil {
+		return nil, err
+	}
+	res.Pod, res.Patch = mutated, patch
+	return res, nil
+}
+
+// applySafely runs one mutator, turning a panic into an error.
+func applySafely(m Mutator, pod *corev1.Pod, d *decision.Mutating, vols []snapshot.DatasetVolume) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return m.Mutate(pod, d, vols)
+}
+
+// Diff returns the JSON patch that turns from into to. Both are marshalled
+// the same way, so only real changes appear in the patch.
+func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
+	a, err := json.Marshal(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(to)
+	if err != nil {
+		return nil, err
+	}
+	return jsonpatch.CreatePatch(a, b)
+}
+
+func unwrapEval(err error) error {
+	var ee *policy.EvalError
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}

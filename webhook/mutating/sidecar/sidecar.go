@@ -1,0 +1,176 @@
+package sidecar
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+// ContainerPrefix starts the name of every injected FUSE container.
+const ContainerPrefix = "fluid-fuse-"
+
+// Mutator applies decision.VolumeRewrites and decision.Sidecars.
+type Mutator struct{}
+
+// Name implements mutating.Mutator.
+func (Mutator) Name() string { return "sidecar" }
+
+// Mutate implements mutating.Mutator.
+func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, vols []snapshot.DatasetVolume) error {
+	for _, rw := range d.VolumeRewrites {
+		if err := rewrite(pod, rw); err != nil {
+			return err
+		}
+	}
+	// Inject in reverse so that the first sidecar ends up first.
+	for i := len(d.Sidecars) - 1; i >= 0; i-- {
+		sc := d.Sidecars[i]
+		tmpl := templateFor(vols, sc.Volume)
+		if tmpl == nil {
+			return fmt.Errorf("sidecar for volume %q (dataset %s): the runtime has no FUSE template", sc.Volume, sc.Dataset)
+		}
+		if err := inject(pod, sc, tmpl, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func templateFor(vols []snapshot.DatasetVolume, volume string) *snapshot.FuseTemplate {
+	for _, v := range vols {
+		if v.Volume == volume {
+			return v.Fuse
+		}
+	}
+	return nil
+}
+
+// rewrite turns the named PVC volume into a hostPath volume and gives every
+// mount of it HostToContainer propagation, so that the app containers see
+// the sidecar's FUSE mount.
+func rewrite(pod *corev1.Pod, rw decision.VolumeRewrite) error {
+	for i := range pod.Spec.Volumes {
+		v := &pod.Spec.Volumes[i]
+		if v.Name != rw.Volume {
+			continue
+		}
+		v.VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: rw.HostPath}}
+		mode := corev1.MountPropagationHostToContainer
+		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for c := range cs {
+				for m := range cs[c].VolumeMounts {
+					if cs[c].VolumeMounts[m].Name == rw.Volume {
+						cs[c].VolumeMounts[m].MountPropagation = &mode
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("volume rewrite: the Pod has no volume %q", rw.Volume)
+}
+
+func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, idx int) error {
+	name := ContainerPrefix + strconv.Itoa(idx)
+	if hasContainer(pod, name) {
+		return nil
+	}
+	c := *tmpl.Container.DeepCopy()
+	c.Name = name
+	renames := addVolumes(pod, tmpl.Volumes, idx)
+	for i := range c.VolumeMounts {
+		if n, ok := renames[c.VolumeMounts[i].Name]; ok {
+			c.VolumeMounts[i].Name = n
+		}
+	}
+	if sc.Unprivileged {
+		dropPrivileges(pod, &c)
+	}
+	if sc.ReadinessGate {
+		gate(&c, sc)
+	}
+	ns, dsName := splitDataset(sc.Dataset)
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[datav1alpha1.LabelSidecarDatasetNamespacePrefix+name] = ns
+	pod.Labels[datav1alpha1.LabelSidecarDatasetNamePrefix+name] = dsName
+	switch sc.Mode {
+	case decision.NativeSidecar:
+		always := corev1.ContainerRestartPolicyAlways
+		c.RestartPolicy = &always
+		pod.Spec.InitContainers = append([]corev1.Container{c}, pod.Spec.InitContainers...)
+	case decision.ContainerSidecar:
+		pod.Spec.Containers = append([]corev1.Container{c}, pod.Spec.Containers...)
+	default:
+		return fmt.Errorf("sidecar for volume %q: unknown mode %q", sc.Volume, sc.Mode)
+	}
+	return nil
+}
+
+func hasContainer(pod *corev1.Pod, name string) bool {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			if c.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addVolumes adds the template's volumes to the Pod. A volume whose name is
+// taken by a different volume is added as "<name>-<idx>" (or the first free
+// "<name>-<idx>-<n>"); the returned map says which names changed.
+func addVolumes(pod *corev1.Pod, vols []corev1.Volume, idx int) map[string]string {
+	renames := map[string]string{}
+	for _, v := range vols {
+		existing := findVolume(pod, v.Name)
+		if existing != nil && equality.Semantic.DeepEqual(existing.VolumeSource, v.VolumeSource) {
+			continue
+		}
+		nv := *v.DeepCopy()
+		if existing != nil {
+			nv.Name = freeName(pod, fmt.Sprintf("%s-%d", v.Name, idx))
+			renames[v.Name] = nv.Name
+		}
+		pod.Spec.Volumes = append(pod.Spec.Volumes, nv)
+	}
+	return renames
+}
+
+func findVolume(pod *corev1.Pod, name string) *corev1.Volume {
+	for i := range pod.Spec.Volumes {
+		if pod.Spec.Volumes[i].Name == name {
+			return &pod.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+func freeName(pod *corev1.Pod, name string) string {
+	if findVolume(pod, name) == nil {
+		return name
+	}
+	for n := 1; ; n++ {
+		candidate := fmt.Sprintf("%s-%d", name, n)
+		if findVolume(pod, candidate) == nil {
+			return candidate
+		}
+	}
+}
+
+func splitDataset(ref string) (string, string) {
+	for i := 0; i < len(ref); i++ {
+		if ref[i] == '/' {
+			return ref[:i], ref[i+1:]
+		}
+	}
+	return "", ref
+}

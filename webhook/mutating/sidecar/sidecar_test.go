@@ -1,0 +1,137 @@
+package sidecar
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+func appPod() *corev1.Pod {
+	return &corev1.Pod{Spec: corev1.PodSpec{
+		Containers: []corev1.Container{{Name: "app", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
+		Volumes: []corev1.Volume{
+			{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "ds"}}},
+			{Name: "mnt", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		},
+	}}
+}
+
+func template() *snapshot.FuseTemplate {
+	bidi := corev1.MountPropagationBidirectional
+	return &snapshot.FuseTemplate{
+		Container: corev1.Container{Name: "fuse", Image: "fuse:1", VolumeMounts: []corev1.VolumeMount{
+			{Name: "mnt", MountPath: "/runtime-mnt", MountPropagation: &bidi},
+			{Name: "dev", MountPath: "/dev/fuse"},
+		}},
+		Volumes: []corev1.Volume{
+			{Name: "mnt", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/runtime-mnt"}}},
+			{Name: "dev", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/dev/fuse"}}},
+		},
+	}
+}
+
+func decide(mode decision.SidecarMode, unprivileged, gate bool) *decision.Mutating {
+	return &decision.Mutating{
+		VolumeRewrites: []decision.VolumeRewrite{{Volume: "data", HostPath: "/runtime-mnt/ds/fuse"}},
+		Sidecars:       []decision.Sidecar{{Volume: "data", Dataset: "ns/ds", MountPath: "/runtime-mnt/ds/fuse", Mode: mode, Unprivileged: unprivileged, ReadinessGate: gate}},
+	}
+}
+
+func vols() []snapshot.DatasetVolume { return []snapshot.DatasetVolume{{Volume: "data", Fuse: template()}} }
+
+func TestNativeSidecarWithRenamedVolumeAndGate(t *testing.T) {
+	p := appPod()
+	if err := (Mutator{}).Mutate(p, decide(decision.NativeSidecar, false, true), vols()); err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.Volumes[0].HostPath == nil || p.Spec.Volumes[0].HostPath.Path != "/runtime-mnt/ds/fuse" || p.Spec.Volumes[0].PersistentVolumeClaim != nil {
+		t.Fatalf("volume not rewritten: %+v", p.Spec.Volumes[0])
+	}
+	if m := p.Spec.Containers[0].VolumeMounts[0].MountPropagation; m == nil || *m != corev1.MountPropagationHostToContainer {
+		t.Fatalf("app mount propagation = %v", m)
+	}
+	if len(p.Spec.InitContainers) != 1 {
+		t.Fatalf("want one init container, got %d", len(p.Spec.InitContainers))
+	}
+	sc := p.Spec.InitContainers[0]
+	if sc.Name != "fluid-fuse-0" || sc.RestartPolicy == nil || *sc.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		t.Fatalf("sidecar = %s restartPolicy %v", sc.Name, sc.RestartPolicy)
+	}
+	if sc.VolumeMounts[0].Name != "mnt-0" {
+		t.Fatalf("clashing template volume not renamed: mount uses %q", sc.VolumeMounts[0].Name)
+	}
+	if sc.StartupProbe == nil || !strings.Contains(strings.Join(sc.StartupProbe.Exec.Command, " "), "' /runtime-mnt/ds/fuse '") {
+		t.Fatalf("no mount-readiness startup probe: %+v", sc.StartupProbe)
+	}
+	if p.Labels["dataset-namespace.sidecar.fluid.io/fluid-fuse-0"] != "ns" || p.Labels["dataset-name.sidecar.fluid.io/fluid-fuse-0"] != "ds" {
+		t.Fatalf("labels = %v", p.Labels)
+	}
+	names := map[string]bool{}
+	for _, v := range p.Spec.Volumes {
+		if names[v.Name] {
+			t.Fatalf("duplicate volume %q", v.Name)
+		}
+		names[v.Name] = true
+	}
+}
+
+func TestContainerSidecarUnprivilegedNoGate(t *testing.T) {
+	p := appPod()
+	if err := (Mutator{}).Mutate(p, decide(decision.ContainerSidecar, true, false), vols()); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Spec.Containers) != 2 || p.Spec.Containers[0].Name != "fluid-fuse-0" {
+		t.Fatalf("sidecar not first container: %v", p.Spec.Containers)
+	}
+	sc := p.Spec.Containers[0]
+	if sc.Lifecycle != nil || sc.StartupProbe != nil {
+		t.Fatal("readiness gate added although the decision opted out")
+	}
+	if sc.SecurityContext == nil || sc.SecurityContext.Privileged == nil || *sc.SecurityContext.Privileged {
+		t.Fatal("sidecar is still privileged")
+	}
+	for _, m := range sc.VolumeMounts {
+		if m.MountPath == "/dev/fuse" {
+			t.Fatal("unprivileged sidecar still mounts /dev/fuse")
+		}
+		if m.MountPropagation != nil && *m.MountPropagation == corev1.MountPropagationBidirectional {
+			t.Fatal("unprivileged sidecar keeps a Bidirectional mount")
+		}
+	}
+	for _, v := range p.Spec.Volumes {
+		if v.HostPath != nil && v.HostPath.Path == "/dev/fuse" {
+			t.Fatal("/dev/fuse volume left in the Pod")
+		}
+	}
+}
+
+func TestErrorsLeaveNoHalfMutation(t *testing.T) {
+	tests := []struct {
+		name string
+		d    *decision.Mutating
+		vols []snapshot.DatasetVolume
+		want string
+	}{
+		{"rewrite of a missing volume", &decision.Mutating{VolumeRewrites: []decision.VolumeRewrite{{Volume: "nope", HostPath: "/x"}}}, nil, `no volume "nope"`},
+		{"sidecar without template", decide(decision.NativeSidecar, false, true), []snapshot.DatasetVolume{{Volume: "data"}}, "no FUSE template"},
+		{"unknown mode", decide("sideways", false, true), vols(), `unknown mode "sideways"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := (Mutator{}).Mutate(appPod(), tt.d, tt.vols)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestMountinfoEscape(t *testing.T) {
+	if got := mountinfoEscape(`/mnt/a b\c'd`); got != `/mnt/a\040b\134c'\''d` {
+		t.Fatalf("escape = %s", got)
+	}
+}

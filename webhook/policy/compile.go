@@ -1,0 +1,134 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// Compiled is a bundle compiled into prepared queries, ready to evaluate.
+// It is immutable and safe for concurrent use.
+type Compiled struct {
+	bundle  *Bundle
+	queries map[string]rego.PreparedEvalQuery
+}
+
+// CompileError says which modules failed to compile and why.
+type CompileError struct {
+	// Errors are the compiler's messages, each naming its module and line.
+	Errors []string
+}
+
+func (e *CompileError) Error() string {
+	return "policy bundle does not compile: " + strings.Join(e.Errors, "; ")
+}
+
+var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true}
+
+// ParseModules parses the bundle's modules (and, with tests, its test
+// modules) as Rego v1.
+func ParseModules(b *Bundle, tests bool) (map[string]*ast.Module, error) {
+	parsed := map[string]*ast.Module{}
+	var errs []string
+	add := func(src map[string]string) {
+		for id, text := range src {
+			m, err := ast.ParseModuleWithOpts(id, text, parserOptions)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s (%s): %v", id, b.Sources[id], err))
+				continue
+			}
+			parsed[id] = m
+		}
+	}
+	add(b.Modules)
+	if tests {
+		add(b.Tests)
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return nil, &CompileError{Errors: errs}
+	}
+	return parsed, nil
+}
+
+// NewStore returns an in-memory store serving the bundle's data as
+// data.sluice.config.
+func NewStore(b *Bundle) storage.Store {
+	return inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.Data}},
+		inmem.OptRoundTripOnWrite(true), inmem.OptReturnASTValuesOnRead(true))
+}
+
+// Compile compiles the bundle and prepares each query once. It fails, and
+// nothing changes for the caller, if any module does not parse or compile or
+// a query does not prepare.
+func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, error) {
+	modules, err := ParseModules(b, false)
+	if err != nil {
+		return nil, err
+	}
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+	compiler.Compile(modules)
+	if compiler.Failed() {
+		errs := make([]string, 0, len(compiler.Errors))
+		for _, e := range compiler.Errors {
+			src := ""
+			if e.Location != nil {
+				src = " (" + b.Sources[e.Location.File] + ")"
+			}
+			errs = append(errs, e.Error()+src)
+		}
+		return nil, &CompileError{Errors: errs}
+	}
+	store := NewStore(b)
+	c := &Compiled{bundle: b, queries: map[string]rego.PreparedEvalQuery{}}
+	for _, q := range queries {
+		pq, err := rego.New(
+			rego.Query(q),
+			rego.Compiler(compiler),
+			rego.Store(store),
+			rego.StoreReadAST(true),
+			rego.StrictBuiltinErrors(true),
+		).PrepareForEval(ctx)
+		if err != nil {
+			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
+		}
+		c.queries[q] = pq
+	}
+	return c, nil
+}
+
+// Bundle returns the bundle c was compiled from.
+func (c *Compiled) Bundle() *Bundle { return c.bundle }
+
+// EvalError is a failure while evaluating a policy query.
+type EvalError struct {
+	Query string
+	Err   error
+}
+
+func (e *EvalError) Error() string { return fmt.Sprintf("evaluating policy %s: %v", e.Query, e.Err) }
+
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// Eval evaluates a prepared query with input and returns its single value.
+// An undefined result is an error: every Sluice entrypoint always has a value.
+func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (any, error) {
+	pq, ok := c.queries[query]
+	if !ok {
+		return nil, &EvalError{Query: query, Err: fmt.Errorf("query was not prepared")}
+	}
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+	if err != nil {
+		return nil, &EvalError{Query: query, Err: err}
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return nil, &EvalError{Query: query, Err: fmt.Errorf("undefined or ambiguous result (%d results)", len(rs))}
+	}
+	return rs[0].Expressions[0].Value, nil
+}

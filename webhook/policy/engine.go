@@ -1,0 +1,48 @@
+package policy
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// ErrNotReady is returned by Engine.Eval before a bundle has compiled.
+var ErrNotReady = errors.New("policies are not compiled yet")
+
+// Engine holds the active compiled bundle. Load compiles a new bundle and
+// swaps it in only if it compiles, so the last good policy set stays active.
+type Engine struct {
+	queries []string
+	active  atomic.Pointer[Compiled]
+}
+
+// NewEngine returns an engine that prepares the given queries.
+func NewEngine(queries ...string) *Engine { return &Engine{queries: queries} }
+
+// Load compiles b and, on success, makes it the active bundle. On failure
+// the previous bundle stays active and the error says what did not compile.
+func (e *Engine) Load(ctx context.Context, b *Bundle) error {
+	c, err := Compile(ctx, b, e.queries...)
+	if err != nil {
+		return err
+	}
+	e.active.Store(c)
+	return nil
+}
+
+// Ready reports whether a bundle is active.
+func (e *Engine) Ready() bool { return e.active.Load() != nil }
+
+// Active returns the active compiled bundle, or nil.
+func (e *Engine) Active() *Compiled { return e.active.Load() }
+
+// Eval evaluates query against the active bundle.
+func (e *Engine) Eval(ctx context.Context, query string, input ast.Value) (any, error) {
+	c := e.active.Load()
+	if c == nil {
+		return nil, ErrNotReady
+	}
+	return c.Eval(ctx, query, input)
+}

@@ -1,0 +1,73 @@
+package snapshot
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// DatasetVolume is one Pod volume backed by a dataset PVC.
+type DatasetVolume struct {
+	// Volume is the Pod volume's name.
+	Volume string `json:"volume"`
+	// Claim is the PVC's name.
+	Claim string `json:"claim"`
+	// Dataset describes the dataset behind the PVC.
+	Dataset DatasetFacts `json:"dataset"`
+	// Fuse is the runtime's FUSE template, when it has one. It is for the
+	// Go mutators only; policies see Dataset.Runtime.Fuse.
+	Fuse *FuseTemplate `json:"-"`
+}
+
+// DatasetFacts is what policies know about a dataset.
+type DatasetFacts struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Phase is the Dataset's status.phase ("" when it does not exist).
+	Phase string `json:"phase"`
+	// Runtime is the bound runtime; empty when none is bound.
+	Runtime RuntimeFacts `json:"runtime"`
+	// Labels are the dataset's node label keys.
+	Labels DatasetLabels `json:"labels"`
+	// Volume is where the dataset is mounted on nodes (the PV's attributes).
+	Volume VolumeFacts `json:"volume"`
+}
+
+// RuntimeFacts is what policies know about a dataset's runtime.
+type RuntimeFacts struct {
+	Type      string `json:"type"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	// Fuse says whether the runtime's FUSE DaemonSet exists.
+	Fuse bool `json:"fuse"`
+	// FuseNodeSelector is the runtime's spec.fuse.nodeSelector.
+	FuseNodeSelector map[string]string `json:"fuseNodeSelector"`
+	// CacheAffinity is the runtime's status.cacheAffinity.
+	CacheAffinity *corev1.NodeAffinity `json:"cacheAffinity,omitempty"`
+}
+
+// DatasetLabels are the node label keys of a dataset.
+type DatasetLabels struct {
+	// Cache is fluid.io/s-<ns>-<name>.
+	Cache string `json:"cache"`
+	// Fuse is fluid.io/f-<ns>-<name>.
+	Fuse string `json:"fuse"`
+}
+
+// VolumeFacts are the CSI attributes of a dataset's PV.
+type VolumeFacts struct {
+	FluidPath string `json:"fluidPath"`
+	SubPath   string `json:"subPath"`
+	MountType string `json:"mountType"`
+}
+
+// FuseTemplate is the FUSE container of a runtime and the volumes it mounts,
+// taken from the runtime's FUSE DaemonSet.
+type FuseTemplate struct {
+	Container corev1.Container
+	Volumes   []corev1.Volume
+}
+
+// Namespace is what policies know about the Pod's namespace.
+type Namespace struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels"`
+}
