@@ -31,7 +31,7 @@ func TestMergeRequired(t *testing.T) {
 	cache, fuse := req("fluid.io/s-ns-a", "true"), req("gpu", "true")
 	tests := []struct {
 		name string
-		pod  *corev1.Pod                       // the Pod before
+		pod  *corev1.Pod                      // the Pod before
 		reqs []corev1.NodeSelectorRequirement // required by the decision
 		want []corev1.NodeSelectorTerm        // the Pod's required terms after
 	}{

@@ -41,7 +41,9 @@ func decide(mode decision.SidecarMode, unprivileged, gate bool) *decision.Mutati
 	}
 }
 
-func vols() []snapshot.DatasetVolume { return []snapshot.DatasetVolume{{Volume: "data", Fuse: template()}} }
+func vols() []snapshot.DatasetVolume {
+	return []snapshot.DatasetVolume{{Volume: "data", Fuse: template()}}
+}
 
 func TestNativeSidecarWithRenamedVolumeAndGate(t *testing.T) {
 	p := appPod()
