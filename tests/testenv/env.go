@@ -48,7 +48,18 @@ func BinDir() string {
 
 // Start starts etcd and kube-apiserver and installs the CRDs from
 // config/crd/bases. Call Stop when done.
-func Start() (*Env, error) {
+func Start() (*Env, error) { return StartWith(Options{}) }
+
+// Options add to what Start installs.
+type Options struct {
+	// WebhookPaths are files or directories of webhook configurations to
+	// install, pointed at a local webhook server with generated certificates
+	// (see Env.Webhook).
+	WebhookPaths []string
+}
+
+// StartWith is Start with options.
+func StartWith(o Options) (*Env, error) {
 	for _, bin := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(BinDir(), bin)); err != nil {
 			return nil, fmt.Errorf("%s not found in %s: run `make kube-binaries` (or `make test`, which builds them): %w", bin, BinDir(), err)
@@ -60,6 +71,7 @@ func Start() (*Env, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: o.WebhookPaths},
 	}
 	cfg, err := e.Start()
 	if err != nil {
@@ -73,23 +85,41 @@ func Start() (*Env, error) {
 	return &Env{Config: cfg, Client: c, Scheme: scheme, env: e}, nil
 }
 
+// Webhook is where the installed webhook configurations point: the host,
+// port and certificate directory a test's webhook server must use.
+func (e *Env) Webhook() *envtest.WebhookInstallOptions { return &e.env.WebhookInstallOptions }
+
 // Stop stops the control plane.
 func (e *Env) Stop() error { return e.env.Stop() }
 
 // Main runs a test package's tests against a fresh control plane, storing it
 // in *env. Use it from TestMain: os.Exit(testenv.Main(m, &env)).
-func Main(m *testing.M, env **Env) int {
-	e, err := Start()
+func Main(m *testing.M, env **Env) int { return MainWith(m, env, Options{}) }
+
+// MainWith is Main with options, and setup functions that run once the
+// control plane is up (e.g. to start a webhook server). Their context is
+// cancelled when the tests end.
+func MainWith(m *testing.M, env **Env, o Options, setup ...func(context.Context, *Env) error) int {
+	e, err := StartWith(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		return 1
 	}
 	*env = e
-	code := m.Run()
-	if err := e.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "testenv: stopping:", err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		if err := e.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv: stopping:", err)
+		}
+	}()
+	for _, s := range setup {
+		if err := s(ctx, e); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv: setup:", err)
+			return 1
+		}
 	}
-	return code
+	return m.Run()
 }
 
 // Namespace creates a namespace with a generated name for one test and

@@ -1,0 +1,77 @@
+package webhook
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Options configure `sluice webhook`.
+type Options struct {
+	// Host is the address the webhook server binds; empty means all.
+	Host string
+	// Port is the HTTPS port of the webhook server.
+	Port int
+	// CertDir holds tls.crt and tls.key; changes are picked up without restart.
+	CertDir string
+	// MetricsAddr serves Prometheus metrics ("0" disables).
+	MetricsAddr string
+	// ProbeAddr serves /healthz and /readyz.
+	ProbeAddr string
+	// PolicyNamespaces are the namespaces whose policy ConfigMaps are loaded.
+	PolicyNamespaces []string
+	// MaxRequestBytes caps admission request bodies.
+	MaxRequestBytes int64
+	// NativeSidecars is auto, true or false.
+	NativeSidecars string
+}
+
+// DefaultNamespace is where Sluice runs when POD_NAMESPACE is not set.
+const DefaultNamespace = "sluice-system"
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	ns := os.Getenv("POD_NAMESPACE")
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	return &Options{
+		Port:             9443,
+		CertDir:          "/etc/sluice/webhook/certs",
+		MetricsAddr:      ":8080",
+		ProbeAddr:        ":8081",
+		PolicyNamespaces: []string{ns},
+		MaxRequestBytes:  3 << 20,
+		NativeSidecars:   "auto",
+	}
+}
+
+// AddFlags registers the options as flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Host, "host", o.Host, "address the webhook server binds (empty: all)")
+	fs.IntVar(&o.Port, "port", o.Port, "HTTPS port of the webhook server")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with tls.crt and tls.key (reloaded on change)")
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
+	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
+	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
+	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
+	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	switch strings.ToLower(o.NativeSidecars) {
+	case "auto", "true", "false":
+	default:
+		return fmt.Errorf("--native-sidecars must be auto, true or false, not %q", o.NativeSidecars)
+	}
+	if o.MaxRequestBytes <= 0 {
+		return fmt.Errorf("--max-request-bytes must be positive")
+	}
+	if len(o.PolicyNamespaces) == 0 {
+		return fmt.Errorf("--policy-namespaces needs at least one namespace")
+	}
+	return nil
+}

@@ -1,0 +1,153 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/sluice-data/sluice/webhook/metrics"
+	"github.com/sluice-data/sluice/webhook/policy"
+)
+
+// bundleKey is the one work item of the reloader: every ConfigMap event
+// maps to it, so that bursts of changes coalesce into one recompilation.
+var bundleKey = types.NamespacedName{Name: "policy-bundle"}
+
+// Reloader recompiles the policy bundle from the default policies and the
+// policy ConfigMaps in its namespaces. A bundle that does not compile is
+// rejected: the last good one stays active, and the failure is logged,
+// counted, recorded as an Event and written to the ConfigMaps' status
+// annotation.
+type Reloader struct {
+	// Client reads ConfigMaps from the cache and writes status annotations.
+	Client client.Client
+	// Engine receives each bundle that compiles.
+	Engine *policy.Engine
+	// Base is the bundle the ConfigMaps overlay (the embedded policies).
+	Base *policy.Bundle
+	// Namespaces are searched for ConfigMaps labelled policy.sluice.io/bundle=true.
+	Namespaces []string
+	// Recorder emits Events on the ConfigMaps.
+	Recorder recorder.EventRecorder
+
+	mu     sync.Mutex // serialises reloads, so an older bundle never wins
+	loaded atomic.Bool
+}
+
+// Loaded reports whether a bundle has compiled since start.
+func (r *Reloader) Loaded() bool { return r.loaded.Load() }
+
+// Reconcile implements reconcile.Reconciler; every request means "rebuild".
+func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
+	return ctrl.Result{}, r.Reload(ctx)
+}
+
+// Reload rebuilds and loads the bundle once.
+func (r *Reloader) Reload(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	log := ctrl.LoggerFrom(ctx)
+	cms, err := r.list(ctx)
+	if err != nil {
+		return err
+	}
+	bundle, err := policy.FromConfigMaps(r.Base, cms)
+	if err == nil {
+		err = r.Engine.Load(ctx, bundle)
+	}
+	if err != nil {
+		metrics.PolicyReloads.WithLabelValues("error").Inc()
+		metrics.PolicyBundleOK.Set(0)
+		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
+		culprits := culpritsOf(err, cms)
+		for i := range culprits {
+			r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", "policy bundle rejected, last good bundle stays active: %v", err)
+		}
+		return errors.Join(err, r.annotate(ctx, cms, culprits, "error: "+truncate(err.Error(), 1000)))
+	}
+	metrics.PolicyReloads.WithLabelValues("ok").Inc()
+	metrics.PolicyBundleOK.Set(1)
+	r.loaded.Store(true)
+	log.Info("policy bundle loaded", "modules", len(bundle.Modules), "configMaps", names(cms))
+	return r.annotate(ctx, cms, cms, "ok")
+}
+
+func (r *Reloader) list(ctx context.Context) ([]corev1.ConfigMap, error) {
+	var out []corev1.ConfigMap
+	for _, ns := range r.Namespaces {
+		list := &corev1.ConfigMapList{}
+		if err := r.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{policy.BundleLabel: "true"}); err != nil {
+			return nil, fmt.Errorf("listing policy ConfigMaps in %s: %w", ns, err)
+		}
+		out = append(out, list.Items...)
+	}
+	return out, nil
+}
+
+// annotate writes status on the given ConfigMaps; the others of cms are
+// marked ok only when status is "ok".
+func (r *Reloader) annotate(ctx context.Context, cms, targets []corev1.ConfigMap, status string) error {
+	var errs []error
+	for i := range targets {
+		cm := &targets[i]
+		if cm.Annotations[policy.StatusAnnotation] == status {
+			continue
+		}
+		patch := client.MergeFrom(cm.DeepCopy())
+		if cm.Annotations == nil {
+			cm.Annotations = map[string]string{}
+		}
+		cm.Annotations[policy.StatusAnnotation] = status
+		if err := r.Client.Patch(ctx, cm, patch); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, fmt.Errorf("annotating ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// culpritsOf returns the ConfigMaps named in err (compile errors name the
+// module IDs and sources), or all of them when none is named.
+func culpritsOf(err error, cms []corev1.ConfigMap) []corev1.ConfigMap {
+	msg := err.Error()
+	var out []corev1.ConfigMap
+	for _, cm := range cms {
+		if strings.Contains(msg, "ConfigMap "+cm.Namespace+"/"+cm.Name) || strings.Contains(msg, "configmaps/"+cm.Namespace+"/"+cm.Name+"/") {
+			out = append(out, cm)
+			continue
+		}
+		for k := range cm.Data {
+			if strings.Contains(msg, policy.ModuleID(&cm, k)) {
+				out = append(out, cm)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return cms
+	}
+	return out
+}
+
+func names(cms []corev1.ConfigMap) []string {
+	out := make([]string, len(cms))
+	for i, cm := range cms {
+		out[i] = cm.Namespace + "/" + cm.Name
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

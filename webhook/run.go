@@ -1,0 +1,166 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/mutating"
+	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+// New builds the webhook's manager: caches, the policy reloader, the
+// mutating handler, and health checks. Start it with mgr.Start.
+func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	native, err := nativeSidecars(o.NativeSidecars, cfg)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 sluicescheme.New(),
+		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress: o.ProbeAddr,
+		WebhookServer:          ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir}),
+		Cache:                  cacheOptions(o.PolicyNamespaces),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	base, err := policy.DefaultBundle()
+	if err != nil {
+		return nil, err
+	}
+	engine := policy.NewEngine(policies.MutatingQuery)
+	reloader := &Reloader{
+		Client: mgr.GetClient(), Engine: engine, Base: base, Namespaces: o.PolicyNamespaces,
+		Recorder: mgr.GetEventRecorder("sluice-webhook"),
+	}
+	if err := setupReloader(mgr, reloader); err != nil {
+		return nil, err
+	}
+	h := &mutating.Handler{Pipeline: &mutating.Pipeline{
+		Engine:         engine,
+		Gatherer:       &snapshot.Gatherer{Reader: mgr.GetCache()},
+		Mutators:       mutating.DefaultMutators(),
+		NativeSidecars: native,
+	}}
+	wh := &admission.Webhook{Handler: h, RecoverPanic: ptr.To(true)}
+	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
+
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("webhook-server", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("policies", func(*http.Request) error {
+		if !reloader.Loaded() || !engine.Ready() {
+			return errors.New("policies are not compiled yet")
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// cacheOptions limits what the webhook caches: dataset PVCs and PVs only
+// (those labelled fluid.io/dataset-id), policy ConfigMaps only in the policy
+// namespaces, and no deep copies on read (the webhook never mutates what it
+// reads from the cache).
+func cacheOptions(policyNamespaces []string) cache.Options {
+	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
+	datasetSel := labels.NewSelector().Add(*datasetObjects)
+	nsConfig := map[string]cache.Config{}
+	for _, ns := range policyNamespaces {
+		nsConfig[ns] = cache.Config{}
+	}
+	return cache.Options{
+		DefaultUnsafeDisableDeepCopy: ptr.To(true),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.PersistentVolumeClaim{}: {Label: datasetSel},
+			&corev1.PersistentVolume{}:      {Label: datasetSel},
+			&corev1.ConfigMap{}: {
+				Namespaces:            nsConfig,
+				Label:                 labels.SelectorFromSet(labels.Set{policy.BundleLabel: "true"}),
+				UnsafeDisableDeepCopy: ptr.To(false), // the reloader patches them
+			},
+		},
+	}
+}
+
+// informed lists the kinds the mutating pipeline reads; their informers are
+// started before the webhook reports ready.
+var informed = []client.Object{
+	&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
+	&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
+	&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{},
+}
+
+func setupReloader(mgr manager.Manager, r *Reloader) error {
+	toBundle := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: bundleKey}}
+	})
+	err := builder.ControllerManagedBy(mgr).
+		Named("policy-bundle").
+		Watches(&corev1.ConfigMap{}, toBundle).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("setting up the policy reloader: %w", err)
+	}
+	// Start the informers the pipeline reads, and load the first bundle once
+	// the caches have synced, even if no policy ConfigMap exists.
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		for _, obj := range informed {
+			if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
+				return fmt.Errorf("starting the informer for %T: %w", obj, err)
+			}
+		}
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("caches did not sync")
+		}
+		// Fail closed: until a bundle compiles the webhook stays unready.
+		// A ConfigMap change also triggers a reload through the controller.
+		backoff := time.Second
+		for !r.Loaded() {
+			if err := r.Reload(ctx); err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 30*time.Second)
+		}
+		<-ctx.Done()
+		return nil
+	}))
+}
