@@ -26,6 +26,9 @@ type Options struct {
 	MaxRequestBytes int64
 	// NativeSidecars is auto, true or false.
 	NativeSidecars string
+	// DecisionCacheSize is how many policy decisions are remembered for
+	// repeated inputs (0 disables the cache).
+	DecisionCacheSize int
 }
 
 // DefaultNamespace is where Sluice runs when POD_NAMESPACE is not set.
@@ -38,13 +41,14 @@ func NewOptions() *Options {
 		ns = DefaultNamespace
 	}
 	return &Options{
-		Port:             9443,
-		CertDir:          "/etc/sluice/webhook/certs",
-		MetricsAddr:      ":8080",
-		ProbeAddr:        ":8081",
-		PolicyNamespaces: []string{ns},
-		MaxRequestBytes:  3 << 20,
-		NativeSidecars:   "auto",
+		Port:              9443,
+		CertDir:           "/etc/sluice/webhook/certs",
+		MetricsAddr:       ":8080",
+		ProbeAddr:         ":8081",
+		PolicyNamespaces:  []string{ns},
+		MaxRequestBytes:   3 << 20,
+		NativeSidecars:    "auto",
+		DecisionCacheSize: 4096,
 	}
 }
 
@@ -57,6 +61,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
+	fs.IntVar(&o.DecisionCacheSize, "decision-cache-size", o.DecisionCacheSize, "policy decisions remembered for repeated inputs, e.g. the replicas of one Deployment (0 disables); only used when the policies call no nondeterministic builtin")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
 }
 
@@ -66,6 +71,9 @@ func (o *Options) Validate() error {
 	case "auto", "true", "false":
 	default:
 		return fmt.Errorf("--native-sidecars must be auto, true or false, not %q", o.NativeSidecars)
+	}
+	if o.DecisionCacheSize < 0 {
+		return fmt.Errorf("--decision-cache-size must not be negative")
 	}
 	if o.MaxRequestBytes <= 0 {
 		return fmt.Errorf("--max-request-bytes must be positive")

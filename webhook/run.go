@@ -28,6 +28,7 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
@@ -48,7 +49,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
 		WebhookServer:          ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir}),
-		Cache:                  cacheOptions(o.PolicyNamespaces),
+		Cache:                  CacheOptions(o.PolicyNamespaces),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
@@ -65,13 +66,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReloader(mgr, reloader); err != nil {
 		return nil, err
 	}
-	h := &mutating.Handler{Pipeline: &mutating.Pipeline{
-		Engine:         engine,
-		Gatherer:       &snapshot.Gatherer{Reader: mgr.GetCache()},
-		Mutators:       mutating.DefaultMutators(),
-		NativeSidecars: native,
-	}}
-	wh := &admission.Webhook{Handler: h, RecoverPanic: ptr.To(true)}
+	wh := &admission.Webhook{Handler: NewMutatingHandler(engine, mgr.GetCache(), native, o.DecisionCacheSize), RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
 
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
@@ -91,11 +86,24 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	return mgr, nil
 }
 
-// cacheOptions limits what the webhook caches: dataset PVCs and PVs only
+// NewMutatingHandler returns the mutating admission handler, reading
+// cluster objects from r (the manager's cache in the webhook).
+// decisionCacheSize decisions are remembered (0 disables the cache).
+func NewMutatingHandler(engine *policy.Engine, r client.Reader, nativeSidecars bool, decisionCacheSize int) *mutating.Handler {
+	return &mutating.Handler{Pipeline: &mutating.Pipeline{
+		Engine:         engine,
+		Gatherer:       &snapshot.Gatherer{Reader: r},
+		Mutators:       mutating.DefaultMutators(),
+		NativeSidecars: nativeSidecars,
+		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize),
+	}}
+}
+
+// CacheOptions limits what the webhook caches: dataset PVCs and PVs only
 // (those labelled fluid.io/dataset-id), policy ConfigMaps only in the policy
 // namespaces, and no deep copies on read (the webhook never mutates what it
 // reads from the cache).
-func cacheOptions(policyNamespaces []string) cache.Options {
+func CacheOptions(policyNamespaces []string) cache.Options {
 	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
 	datasetSel := labels.NewSelector().Add(*datasetObjects)
 	nsConfig := map[string]cache.Config{}
@@ -116,12 +124,16 @@ func cacheOptions(policyNamespaces []string) cache.Options {
 	}
 }
 
-// informed lists the kinds the mutating pipeline reads; their informers are
-// started before the webhook reports ready.
-var informed = []client.Object{
-	&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
-	&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
-	&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{},
+// Informed returns the kinds the mutating pipeline reads; their informers
+// are started before the webhook reports ready.
+func Informed() []client.Object { return informed() }
+
+func informed() []client.Object {
+	return []client.Object{
+		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
+		&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
+		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{},
+	}
 }
 
 func setupReloader(mgr manager.Manager, r *Reloader) error {
@@ -138,7 +150,7 @@ func setupReloader(mgr manager.Manager, r *Reloader) error {
 	// Start the informers the pipeline reads, and load the first bundle once
 	// the caches have synced, even if no policy ConfigMap exists.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		for _, obj := range informed {
+		for _, obj := range informed() {
 			if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 				return fmt.Errorf("starting the informer for %T: %w", obj, err)
 			}

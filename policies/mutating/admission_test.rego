@@ -6,37 +6,37 @@ import data.sluice.mutating
 
 test_unbound_dataset_is_denied_naming_dataset_and_rule if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(dataset("imagenet", "NotBound")))
-	d.deny == [{"rule": "dataset-not-bound", "message": "volume \"data\" uses dataset team-a/imagenet, which is not Bound (phase NotBound)"}]
+	d.deny == {{"rule": "dataset-not-bound", "message": "volume \"data\" uses dataset team-a/imagenet, which is not Bound (phase NotBound)"}}
 }
 
 test_dataset_without_phase_is_denied_as_none if {
 	d := mutating.decision with input as input_for(plain_pod, one_volume(dataset("imagenet", "")))
-	d.deny[0].message == "volume \"data\" uses dataset team-a/imagenet, which is not Bound (phase None)"
+	only(d.deny).message == "volume \"data\" uses dataset team-a/imagenet, which is not Bound (phase None)"
 }
 
 test_skip_precheck_admits_unbound if {
 	p := pod({}, {"sidecar.fluid.io/skip-precheck": "true"})
 	d := mutating.decision with input as input_for(p, one_volume(dataset("imagenet", "NotBound")))
-	d.deny == []
+	d.deny == set()
 }
 
 test_bound_dataset_is_admitted if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
-	d.deny == []
+	d.deny == set()
 }
 
 other_ns := object.union(bound("shared"), {"namespace": "data-team"})
 
 test_cross_namespace_dataset_is_denied_by_default if {
 	d := mutating.decision with input as input_for(plain_pod, one_volume(other_ns))
-	d.deny[0].rule == "dataset-cross-namespace"
-	contains(d.deny[0].message, "data-team/shared")
+	only(d.deny).rule == "dataset-cross-namespace"
+	contains(only(d.deny).message, "data-team/shared")
 }
 
 test_cross_namespace_dataset_allowed_by_policy_data if {
 	d := mutating.decision with input as input_for(plain_pod, one_volume(other_ns))
 		with data.sluice.config.mutating.crossNamespace.allow as [{"podNamespace": "team-a", "datasetNamespace": "data-team", "dataset": "*"}]
-	d.deny == []
+	d.deny == set()
 }
 
 test_cross_namespace_allow_rule_must_match_pod_namespace if {

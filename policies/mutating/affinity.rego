@@ -12,25 +12,16 @@ import rego.v1
 
 affinity_config := config.affinity
 
-sched_required(ds) if labels[sprintf("fluid.io/dataset.%s.sched", [ds.name])] == "required"
+# A dataset's Pod label fluid.io/dataset.<name>.sched=required asks for
+# required cache affinity (the label key is in the dataset's facts).
+sched_required(ds) if labels[ds.labels.sched] == "required"
 
-# The node requirement a locality name stands for, for one dataset.
-locality_requirements(name, ds) := [{"key": ds.labels.cache, "operator": "In", "values": ["true"]}] if {
-	name == "fluid.io/node"
-}
-
-locality_requirements(name, ds) := [{"key": ds.labels.fuse, "operator": "In", "values": ["true"]}] if {
-	name == "fluid.io/fuse"
-}
-
-# Other names are node label keys looked up in the runtime's cacheAffinity.
-locality_requirements(name, ds) := [e |
-	some term in object.get(ds.runtime, ["cacheAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"], [])
-	some e in object.get(term, "matchExpressions", [])
-	e.key == name
-] if {
-	not name in {"fluid.io/node", "fluid.io/fuse"}
-}
+# locality_requirements(name, ds) are the node requirements that a locality
+# name stands for: fluid.io/node (the node caches the dataset), fluid.io/fuse
+# (the node runs its FUSE), or a node label key such as
+# topology.kubernetes.io/zone taken from the runtime's cacheAffinity. The
+# webhook precomputes them per dataset as ds.localities.
+locality_requirements(name, ds) := object.get(ds.localities, name, [])
 
 # Keys the Pod already constrains itself; Sluice adds nothing for them.
 pod_constrained_keys contains key if {

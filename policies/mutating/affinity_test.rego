@@ -13,12 +13,12 @@ test_serverful_pod_prefers_cache_nodes_with_tiered_locality if {
 		{"weight": 50, "preference": {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]}},
 		cache_pref("imagenet"),
 	}
-	d.affinity.required == []
+	d.affinity.required == set()
 }
 
 test_unlabelled_pod_gets_no_affinity_by_default if {
 	d := mutating.decision with input as input_for(plain_pod, one_volume(bound("imagenet")))
-	d.affinity == {"required": [], "preferred": []}
+	d.affinity == {"required": set(), "preferred": set()}
 }
 
 test_all_dataset_pods_option_adds_affinity_without_label if {
@@ -30,15 +30,15 @@ test_all_dataset_pods_option_adds_affinity_without_label if {
 test_sched_required_label_turns_preference_into_requirement if {
 	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
-	d.affinity.required == [{"key": "fluid.io/s-team-a-imagenet", "operator": "In", "values": ["true"]}]
-	d.affinity.preferred == []
+	d.affinity.required == {{"key": "fluid.io/s-team-a-imagenet", "operator": "In", "values": ["true"]}}
+	d.affinity.preferred == set()
 }
 
 test_required_zone_locality_comes_from_cache_affinity if {
 	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.affinity.required as ["topology.kubernetes.io/zone"]
-	d.affinity.required == [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]
+	d.affinity.required == {{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}}
 }
 
 test_unknown_required_locality_warns if {
@@ -46,20 +46,20 @@ test_unknown_required_locality_warns if {
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.affinity.required as ["example.com/rack"]
 	count(d.warnings) == 1
-	d.affinity.required == []
+	d.affinity.required == set()
 }
 
 test_fuse_node_selector_becomes_required if {
 	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseNodeSelector": {"gpu": "true"}})})
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(ds))
-	d.affinity.required == [{"key": "gpu", "operator": "In", "values": ["true"]}]
+	d.affinity.required == {{"key": "gpu", "operator": "In", "values": ["true"]}}
 }
 
 test_fuse_node_selector_can_be_turned_off if {
 	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseNodeSelector": {"gpu": "true"}})})
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(ds))
 		with data.sluice.config.mutating.affinity.requireFuseNodes as false
-	d.affinity.required == []
+	d.affinity.required == set()
 }
 
 test_keys_the_pod_constrains_are_left_alone if {
@@ -84,12 +84,12 @@ test_two_datasets_each_get_preferences if {
 test_prefer_nodes_without_cache_when_enabled if {
 	d := mutating.decision with input as input_for(serverful_pod, [])
 		with data.sluice.config.mutating.preferNodesWithoutCache.enabled as true
-	d.affinity.preferred == [{"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}]
+	d.affinity.preferred == {{"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}}
 }
 
 test_prefer_nodes_without_cache_is_off_by_default if {
 	d := mutating.decision with input as input_for(serverful_pod, [])
-	d.affinity.preferred == []
+	d.affinity.preferred == set()
 }
 
 test_prefer_nodes_without_cache_all_pods if {

@@ -18,7 +18,17 @@ dataset(name, phase) := {
 			{"key": "topology.kubernetes.io/region", "operator": "In", "values": ["region-1"]},
 		]}]}},
 	},
-	"labels": {"cache": sprintf("fluid.io/s-team-a-%s", [name]), "fuse": sprintf("fluid.io/f-team-a-%s", [name])},
+	"labels": {
+		"cache": sprintf("fluid.io/s-team-a-%s", [name]),
+		"fuse": sprintf("fluid.io/f-team-a-%s", [name]),
+		"sched": sprintf("fluid.io/dataset.%s.sched", [name]),
+	},
+	"localities": {
+		"fluid.io/node": [{"key": sprintf("fluid.io/s-team-a-%s", [name]), "operator": "In", "values": ["true"]}],
+		"fluid.io/fuse": [{"key": sprintf("fluid.io/f-team-a-%s", [name]), "operator": "In", "values": ["true"]}],
+		"topology.kubernetes.io/zone": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}],
+		"topology.kubernetes.io/region": [{"key": "topology.kubernetes.io/region", "operator": "In", "values": ["region-1"]}],
+	},
 	"volume": {"fluidPath": sprintf("/runtime-mnt/juicefs/team-a/%s/juicefs-fuse", [name]), "subPath": "", "mountType": "fuse.juicefs"},
 }
 
@@ -43,3 +53,9 @@ serverless_pod := pod({"serverless.fluid.io/inject": "true"}, {})
 plain_pod := pod({}, {})
 
 one_volume(ds) := [{"volume": "data", "claim": ds.name, "dataset": ds}]
+
+# only(s) is the single element of the set s (undefined unless it has one).
+only(s) := x if {
+	count(s) == 1
+	some x in s
+}

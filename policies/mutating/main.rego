@@ -41,23 +41,18 @@ serverful if {
 
 dataset_ref(ds) := sprintf("%s/%s", [ds.namespace, ds.name])
 
-# Preferred terms, heaviest first (ties in the value order of the terms).
-preferred_by_weight := [p |
-	some w in array.reverse(sort({t.weight | some t in preferred_terms}))
-	some p in preferred_terms
-	p.weight == w
-]
-
+# Sets become lists in the decision document; the webhook orders preferred
+# terms by weight, heaviest first.
 decision := {
-	"deny": [d | some d in deny],
-	"warnings": [w | some w in warnings],
+	"deny": deny,
+	"warnings": warnings,
 	"affinity": {
-		"required": [r | some r in required_requirements],
-		"preferred": preferred_by_weight,
+		"required": required_requirements,
+		"preferred": preferred_terms,
 	},
-	"mountPropagation": [m | some m in mount_propagation],
+	"mountPropagation": mount_propagation,
 	"annotations": pod_annotations,
 	"labels": pod_labels,
-	"volumeRewrites": [v | some v in volume_rewrites],
-	"sidecars": [s | some s in sidecars],
+	"volumeRewrites": volume_rewrites,
+	"sidecars": sidecars,
 }

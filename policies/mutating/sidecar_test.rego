@@ -6,39 +6,39 @@ import data.sluice.mutating
 
 test_serverless_pod_gets_native_sidecar_and_rewrite if {
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
-	d.sidecars == [{
+	d.sidecars == {{
 		"volume": "data", "dataset": "team-a/imagenet",
 		"mountPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse",
 		"mode": "native", "unprivileged": false, "readinessGate": true,
-	}]
-	d.volumeRewrites == [{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}]
+	}}
+	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
 	d.labels == {"done.sidecar.fluid.io/inject": "true"}
-	d.affinity == {"required": [], "preferred": []}
+	d.affinity == {"required": set(), "preferred": set()}
 }
 
 test_sub_path_is_appended_to_host_path if {
 	ds := object.union(bound("imagenet"), {"volume": object.union(bound("imagenet").volume, {"subPath": "/train/"})})
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
-	d.volumeRewrites[0].hostPath == "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse/train/"
+	only(d.volumeRewrites).hostPath == "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse/train/"
 }
 
 test_container_mode_on_clusters_without_native_sidecars if {
 	inp := json.patch(input_for(serverless_pod, one_volume(bound("imagenet"))), [{"op": "replace", "path": "/cluster/nativeSidecars", "value": false}])
 	d := mutating.decision with input as inp
-	d.sidecars[0].mode == "container"
+	only(d.sidecars).mode == "container"
 }
 
 test_mode_forced_by_policy_data if {
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.sidecar.mode as "container"
-	d.sidecars[0].mode == "container"
+	only(d.sidecars).mode == "container"
 }
 
 test_unprivileged_and_no_readiness_gate_labels if {
 	p := pod({"serverless.fluid.io/inject": "true", "unprivileged.sidecar.fluid.io/inject": "true", "fuse.sidecar.poststart.fluid.io/inject": "false"}, {})
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
-	d.sidecars[0].unprivileged == true
-	d.sidecars[0].readinessGate == false
+	only(d.sidecars).unprivileged == true
+	only(d.sidecars).readinessGate == false
 }
 
 test_deprecated_sidecar_label_still_works if {
@@ -50,11 +50,11 @@ test_deprecated_sidecar_label_still_works if {
 test_runtime_without_fuse_template_is_denied if {
 	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuse": false})})
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
-	d.deny[0].rule == "sidecar-without-fuse"
+	only(d.deny).rule == "sidecar-without-fuse"
 }
 
 test_serverless_pod_without_datasets_is_untouched if {
 	d := mutating.decision with input as input_for(serverless_pod, [])
-	d.sidecars == []
+	d.sidecars == set()
 	d.labels == {}
 }

@@ -6,13 +6,13 @@ import data.sluice.mutating
 
 test_dataset_volumes_get_host_to_container_propagation if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
-	d.mountPropagation == [{"volume": "data", "mode": "HostToContainer"}]
+	d.mountPropagation == {{"volume": "data", "mode": "HostToContainer"}}
 }
 
 test_propagation_can_be_turned_off if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.mountPropagation.enabled as false
-	d.mountPropagation == []
+	d.mountPropagation == set()
 }
 
 test_datasets_in_use_is_sorted_and_joined if {

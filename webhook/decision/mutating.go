@@ -1,7 +1,6 @@
 package decision
 
 import (
-	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -89,19 +88,4 @@ type Sidecar struct {
 func (d *Mutating) Empty() bool {
 	return len(d.Affinity.Required) == 0 && len(d.Affinity.Preferred) == 0 && len(d.MountPropagation) == 0 &&
 		len(d.Annotations) == 0 && len(d.Labels) == 0 && len(d.VolumeRewrites) == 0 && len(d.Sidecars) == 0
-}
-
-// DecodeMutating converts a policy result into a Mutating decision. It
-// rejects documents that do not fit the schema, so that a policy that returns
-// a wrong shape denies with a clear error rather than half-applying.
-func DecodeMutating(v any) (*Mutating, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	d := &Mutating{}
-	if err := strictUnmarshal(raw, d); err != nil {
-		return nil, fmt.Errorf("the decision document does not match the mutating decision schema: %w", err)
-	}
-	return d, nil
 }

@@ -1,13 +1,8 @@
 package decision
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "fmt"
 
-// strictUnmarshal decodes JSON into v and fails on unknown fields.
-func strictUnmarshal(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+// fmtSchemaError wraps a decoding error into the message webhooks return.
+func fmtSchemaError(err error) error {
+	return fmt.Errorf("the decision document does not match the decision schema: %w", err)
 }

@@ -1,19 +1,20 @@
 package mutating
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/util"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // Input is the policy input document (see docs/design/policy-decision.md).
 type Input struct {
 	Request        InputRequest             `json:"request"`
-	Pod            any                      `json:"pod"`
+	Pod            InputPod                 `json:"pod"`
 	Namespace      snapshot.Namespace       `json:"namespace"`
 	DatasetVolumes []snapshot.DatasetVolume `json:"datasetVolumes"`
 	Cluster        InputCluster             `json:"cluster"`
@@ -39,6 +40,48 @@ type InputCluster struct {
 	NativeSidecars bool `json:"nativeSidecars"`
 }
 
+// InputPod is the part of the Pod that policies see. It keeps the input
+// small (policies are evaluated on every Pod CREATE): the metadata, and the
+// spec fields that scheduling, volume and sidecar decisions depend on.
+type InputPod struct {
+	Metadata InputPodMeta `json:"metadata"`
+	Spec     InputPodSpec `json:"spec"`
+}
+
+// InputPodMeta is the Pod's metadata as policies see it.
+type InputPodMeta struct {
+	Name            string                  `json:"name,omitempty"`
+	GenerateName    string                  `json:"generateName,omitempty"`
+	Namespace       string                  `json:"namespace,omitempty"`
+	Labels          map[string]string       `json:"labels,omitempty"`
+	Annotations     map[string]string       `json:"annotations,omitempty"`
+	OwnerReferences []metav1.OwnerReference `json:"ownerReferences,omitempty"`
+}
+
+// InputPodSpec is the Pod's spec as policies see it.
+type InputPodSpec struct {
+	NodeSelector       map[string]string          `json:"nodeSelector,omitempty"`
+	Affinity           *corev1.Affinity           `json:"affinity,omitempty"`
+	Tolerations        []corev1.Toleration        `json:"tolerations,omitempty"`
+	ServiceAccountName string                     `json:"serviceAccountName,omitempty"`
+	SchedulerName      string                     `json:"schedulerName,omitempty"`
+	PriorityClassName  string                     `json:"priorityClassName,omitempty"`
+	RuntimeClassName   *string                    `json:"runtimeClassName,omitempty"`
+	Volumes            []corev1.Volume            `json:"volumes,omitempty"`
+	InitContainers     []InputContainer           `json:"initContainers,omitempty"`
+	Containers         []InputContainer           `json:"containers,omitempty"`
+	SecurityContext    *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+}
+
+// InputContainer is a container as policies see it.
+type InputContainer struct {
+	Name            string                         `json:"name"`
+	Image           string                         `json:"image,omitempty"`
+	VolumeMounts    []corev1.VolumeMount           `json:"volumeMounts,omitempty"`
+	SecurityContext *corev1.SecurityContext        `json:"securityContext,omitempty"`
+	RestartPolicy   *corev1.ContainerRestartPolicy `json:"restartPolicy,omitempty"`
+}
+
 // NewInput returns the input document for req.
 func NewInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace, nativeSidecars bool) Input {
 	if vols == nil {
@@ -50,22 +93,44 @@ func NewInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace,
 	}
 	return Input{
 		Request:        InputRequest{Operation: req.Operation, Namespace: req.Namespace, User: InputUser{Username: req.User.Username, Groups: groups}, DryRun: req.DryRun},
-		Pod:            req.Pod,
+		Pod:            podInput(req.Pod),
 		Namespace:      ns,
 		DatasetVolumes: vols,
 		Cluster:        InputCluster{NativeSidecars: nativeSidecars},
 	}
 }
 
+func podInput(p *corev1.Pod) InputPod {
+	m := p.ObjectMeta
+	return InputPod{
+		Metadata: InputPodMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: m.OwnerReferences},
+		Spec: InputPodSpec{
+			NodeSelector: p.Spec.NodeSelector, Affinity: p.Spec.Affinity, Tolerations: p.Spec.Tolerations,
+			ServiceAccountName: p.Spec.ServiceAccountName, SchedulerName: p.Spec.SchedulerName,
+			PriorityClassName: p.Spec.PriorityClassName, RuntimeClassName: p.Spec.RuntimeClassName,
+			Volumes: p.Spec.Volumes, InitContainers: containersInput(p.Spec.InitContainers),
+			Containers: containersInput(p.Spec.Containers), SecurityContext: p.Spec.SecurityContext,
+		},
+	}
+}
+
+func containersInput(cs []corev1.Container) []InputContainer {
+	if cs == nil {
+		return nil
+	}
+	out := make([]InputContainer, len(cs))
+	for i, c := range cs {
+		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy}
+	}
+	return out
+}
+
 // buildInput converts the input document into a Rego value.
 func buildInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace, nativeSidecars bool) (ast.Value, error) {
-	raw, err := json.Marshal(NewInput(req, vols, ns, nativeSidecars))
+	in := NewInput(req, vols, ns, nativeSidecars)
+	v, err := policy.ToValue(&in)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the policy input: %w", err)
 	}
-	var doc any
-	if err := util.UnmarshalJSON(raw, &doc); err != nil {
-		return nil, fmt.Errorf("encoding the policy input: %w", err)
-	}
-	return ast.InterfaceToValue(doc)
+	return v, nil
 }

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
@@ -68,6 +70,8 @@ type Pipeline struct {
 	Gatherer       *snapshot.Gatherer
 	Mutators       []Mutator
 	NativeSidecars bool
+	// Memo, if set, remembers decisions for repeated inputs (see policy.Memo).
+	Memo *policy.Memo[*decision.Mutating]
 }
 
 // DefaultMutators are Sluice's mutators in the order they run.
@@ -91,15 +95,9 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	evalStart := time.Now()
-	value, err := p.Engine.Eval(ctx, policies.MutatingQuery, input)
-	metrics.PolicyEvalDuration.WithLabelValues(policies.MutatingQuery).Observe(time.Since(evalStart).Seconds())
+	d, err := p.decide(ctx, input)
 	if err != nil {
-		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, unwrapEval(err))
-	}
-	d, err := decision.DecodeMutating(value)
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", policies.MutatingQuery, err)
+		return nil, err
 	}
 	if len(d.Deny) > 0 {
 		return &Result{Decision: d, Pod: req.Pod}, &DeniedError{Denials: d.Deny}
@@ -122,6 +120,36 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
+// decide evaluates the mutating policy for input, or reuses the decision
+// remembered for an equal input under the same deterministic bundle. The
+// returned decision is shared: callers must not modify it.
+func (p *Pipeline) decide(ctx context.Context, input ast.Value) (*decision.Mutating, error) {
+	active := p.Engine.Active()
+	if active == nil {
+		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, policy.ErrNotReady)
+	}
+	memo := active.Deterministic()
+	if memo {
+		if d, ok := p.Memo.Get(active.Generation(), input); ok {
+			return d, nil
+		}
+	}
+	evalStart := time.Now()
+	value, err := active.Eval(ctx, policies.MutatingQuery, input)
+	metrics.PolicyEvalDuration.WithLabelValues(policies.MutatingQuery).Observe(time.Since(evalStart).Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, unwrapEval(err))
+	}
+	d, err := decision.DecodeMutating(value)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", policies.MutatingQuery, err)
+	}
+	if memo {
+		p.Memo.Put(active.Generation(), input, d)
+	}
+	return d, nil
+}
+
 // applySafely runs one mutator, turning a panic into an error.
 func applySafely(m Mutator, pod *corev1.Pod, d *decision.Mutating, vols []snapshot.DatasetVolume) (err error) {
 	defer func() {
@@ -132,9 +160,61 @@ func applySafely(m Mutator, pod *corev1.Pod, d *decision.Mutating, vols []snapsh
 	return m.Mutate(pod, d, vols)
 }
 
-// Diff returns the JSON patch that turns from into to. Both are marshalled
-// the same way, so only real changes appear in the patch.
+// mutableFields are the parts of a Pod that mutators change, with their
+// JSON paths. Diff compares only these, and diffs only those that changed;
+// a test proves the result equals the whole-Pod diff on every fixture.
+func mutableFields(p *corev1.Pod) [6]mutableField {
+	return [6]mutableField{
+		{"/metadata/labels", p.Labels, len(p.Labels) == 0},
+		{"/metadata/annotations", p.Annotations, len(p.Annotations) == 0},
+		{"/spec/volumes", p.Spec.Volumes, len(p.Spec.Volumes) == 0},
+		{"/spec/initContainers", p.Spec.InitContainers, len(p.Spec.InitContainers) == 0},
+		{"/spec/containers", p.Spec.Containers, len(p.Spec.Containers) == 0},
+		{"/spec/affinity", p.Spec.Affinity, p.Spec.Affinity == nil},
+	}
+}
+
+type mutableField struct {
+	path   string
+	value  any
+	absent bool // omitted from the Pod's JSON
+}
+
+// Diff returns the JSON patch that turns from into to, which may differ
+// only in the labels, annotations, volumes, containers and affinity that
+// mutators change. Both sides are marshalled the same way, so only real
+// changes appear (fields unknown to this build are never removed).
 func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
+	var ops []jsonpatch.JsonPatchOperation
+	a, b := mutableFields(from), mutableFields(to)
+	for i := range a {
+		switch fa, fb := a[i], b[i]; {
+		case fa.absent && fb.absent:
+		case fa.absent:
+			ops = append(ops, jsonpatch.NewOperation("add", fb.path, fb.value))
+		case fb.absent:
+			ops = append(ops, jsonpatch.NewOperation("remove", fa.path, nil))
+		case equality.Semantic.DeepEqual(fa.value, fb.value):
+		default:
+			sub, err := diff(fa.value, fb.value)
+			if err != nil {
+				return nil, err
+			}
+			for _, op := range sub {
+				op.Path = fa.path + op.Path
+				ops = append(ops, op)
+			}
+		}
+	}
+	return ops, nil
+}
+
+// FullDiff is Diff over the whole Pod; tests compare the two.
+func FullDiff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
+	return diff(from, to)
+}
+
+func diff(from, to any) ([]jsonpatch.JsonPatchOperation, error) {
 	a, err := json.Marshal(from)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // Compiled is a bundle compiled into prepared queries, ready to evaluate.
@@ -17,6 +18,10 @@ import (
 type Compiled struct {
 	bundle  *Bundle
 	queries map[string]rego.PreparedEvalQuery
+	// generation numbers compiled bundles in an Engine; 0 outside one.
+	generation uint64
+	// deterministic is true when equal inputs always give equal results.
+	deterministic bool
 }
 
 // CompileError says which modules failed to compile and why.
@@ -86,7 +91,7 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 		return nil, &CompileError{Errors: errs}
 	}
 	store := NewStore(b)
-	c := &Compiled{bundle: b, queries: map[string]rego.PreparedEvalQuery{}}
+	c := &Compiled{bundle: b, queries: map[string]rego.PreparedEvalQuery{}, deterministic: deterministic(compiler)}
 	for _, q := range queries {
 		pq, err := rego.New(
 			rego.Query(q),
@@ -102,6 +107,13 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 	}
 	return c, nil
 }
+
+// Generation identifies the compiled bundle within its Engine.
+func (c *Compiled) Generation() uint64 { return c.generation }
+
+// Deterministic reports whether equal inputs always give equal results, so
+// that decisions may be memoised.
+func (c *Compiled) Deterministic() bool { return c.deterministic }
 
 // Bundle returns the bundle c was compiled from.
 func (c *Compiled) Bundle() *Bundle { return c.bundle }
@@ -123,7 +135,12 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (any
 	if !ok {
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("query was not prepared")}
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+	// Cancel evaluation with the context without OPA's per-evaluation
+	// goroutine: context.AfterFunc runs only if the context ends.
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalSortSets(true))
 	if err != nil {
 		return nil, &EvalError{Query: query, Err: err}
 	}

@@ -14,8 +14,9 @@ var ErrNotReady = errors.New("policies are not compiled yet")
 // Engine holds the active compiled bundle. Load compiles a new bundle and
 // swaps it in only if it compiles, so the last good policy set stays active.
 type Engine struct {
-	queries []string
-	active  atomic.Pointer[Compiled]
+	queries    []string
+	active     atomic.Pointer[Compiled]
+	generation atomic.Uint64
 }
 
 // NewEngine returns an engine that prepares the given queries.
@@ -28,6 +29,7 @@ func (e *Engine) Load(ctx context.Context, b *Bundle) error {
 	if err != nil {
 		return err
 	}
+	c.generation = e.generation.Add(1)
 	e.active.Store(c)
 	return nil
 }

@@ -1,6 +1,9 @@
 package snapshot
 
 import (
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -15,6 +18,16 @@ type DatasetVolume struct {
 	// Fuse is the runtime's FUSE template, when it has one. It is for the
 	// Go mutators only; policies see Dataset.Runtime.Fuse.
 	Fuse *FuseTemplate `json:"-"`
+
+	// value is the volume's policy value, computed once and shared by the
+	// copies of a remembered volume.
+	value *lazyValue
+}
+
+type lazyValue struct {
+	once sync.Once
+	v    ast.Value
+	err  error
 }
 
 // DatasetFacts is what policies know about a dataset.
@@ -27,6 +40,10 @@ type DatasetFacts struct {
 	Runtime RuntimeFacts `json:"runtime"`
 	// Labels are the dataset's node label keys.
 	Labels DatasetLabels `json:"labels"`
+	// Localities maps a locality name to the node requirements it stands
+	// for: fluid.io/node and fluid.io/fuse, and each node label key of the
+	// runtime's cacheAffinity (e.g. topology.kubernetes.io/zone).
+	Localities map[string][]corev1.NodeSelectorRequirement `json:"localities"`
 	// Volume is where the dataset is mounted on nodes (the PV's attributes).
 	Volume VolumeFacts `json:"volume"`
 }
@@ -50,6 +67,8 @@ type DatasetLabels struct {
 	Cache string `json:"cache"`
 	// Fuse is fluid.io/f-<ns>-<name>.
 	Fuse string `json:"fuse"`
+	// Sched is the Pod label fluid.io/dataset.<name>.sched.
+	Sched string `json:"sched"`
 }
 
 // VolumeFacts are the CSI attributes of a dataset's PV.

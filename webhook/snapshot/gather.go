@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -19,6 +20,8 @@ import (
 type Gatherer struct {
 	// Reader serves PVCs, PVs, Datasets, runtimes, DaemonSets and Namespaces.
 	Reader client.Reader
+
+	memo volumeMemo
 }
 
 // DatasetVolumes returns one entry per Pod volume whose PVC belongs to a
@@ -54,40 +57,149 @@ func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error
 	return Namespace{Name: name, Labels: ns.Labels}, nil
 }
 
-func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1.Volume) (DatasetVolume, bool, error) {
-	pvc := &corev1.PersistentVolumeClaim{}
-	if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}, pvc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return DatasetVolume{}, false, nil
+// sources are the objects a dataset volume's facts come from; a nil or
+// zero object was not found.
+type sources struct {
+	pvc     *corev1.PersistentVolumeClaim
+	dataset *datav1alpha1.Dataset
+	pv      *corev1.PersistentVolume
+	runtime client.Object
+	fuse    *appsv1.DaemonSet
+}
+
+// key identifies the facts built from the sources for one Pod volume. It is
+// false when an object has no resource version, which makes it unsafe to
+// remember.
+func (s *sources) key(volume string) (string, bool) {
+	var b strings.Builder
+	b.WriteString(volume)
+	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse} {
+		b.WriteByte('|')
+		if o == nil || reflect.ValueOf(o).IsNil() {
+			continue
 		}
+		if o.GetResourceVersion() == "" {
+			return "", false
+		}
+		b.WriteString(string(o.GetUID()))
+		b.WriteByte('@')
+		b.WriteString(o.GetResourceVersion())
+	}
+	return b.String(), true
+}
+
+func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1.Volume) (DatasetVolume, bool, error) {
+	src := sources{pvc: &corev1.PersistentVolumeClaim{}}
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}, src.pvc); !found || err != nil {
 		return DatasetVolume{}, false, err
 	}
-	dsKey, ok := DatasetOfClaim(pvc)
+	dsKey, ok := DatasetOfClaim(src.pvc)
 	if !ok {
 		return DatasetVolume{}, false, nil
 	}
-	dv := DatasetVolume{Volume: v.Name, Claim: pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name}}
-	ds := &datav1alpha1.Dataset{}
-	switch err := g.Reader.Get(ctx, dsKey, ds); {
-	case apierrors.IsNotFound(err):
-		return dv, true, nil // no such dataset: phase "" tells the policies
-	case err != nil:
+	if err := g.read(ctx, dsKey, &src); err != nil {
 		return DatasetVolume{}, false, err
 	}
-	key := datav1alpha1.KeyOf(ds)
-	dv.Dataset.Phase = string(ds.Status.Phase)
-	dv.Dataset.Labels = DatasetLabels{Cache: key.CacheLabelKey(), Fuse: key.FuseLabelKey()}
-	if err := g.fillVolume(ctx, pvc, &dv.Dataset.Volume); err != nil {
-		return DatasetVolume{}, false, err
-	}
-	if len(ds.Status.Runtimes) > 0 {
-		tmpl, err := g.fillRuntime(ctx, ds.Status.Runtimes[0], &dv.Dataset.Runtime)
-		if err != nil {
-			return DatasetVolume{}, false, err
+	key, rememberable := src.key(v.Name)
+	if rememberable {
+		if dv, ok := g.memo.get(key); ok {
+			return dv, true, nil
 		}
-		dv.Fuse = tmpl
+	}
+	dv := build(v.Name, dsKey, &src)
+	if rememberable {
+		dv.value = &lazyValue{}
+		g.memo.put(key, dv)
 	}
 	return dv, true, nil
+}
+
+// get reads one object; a missing object is not an error.
+func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
+	if err := g.Reader.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
+	return true, nil
+}
+
+// read fetches the dataset, its PV, its runtime and the runtime's FUSE
+// DaemonSet into src, leaving missing ones nil.
+func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *sources) error {
+	ds := &datav1alpha1.Dataset{}
+	found, err := g.get(ctx, dsKey, ds)
+	if err != nil || !found {
+		return err
+	}
+	src.dataset = ds
+	if name := src.pvc.Spec.VolumeName; name != "" {
+		pv := &corev1.PersistentVolume{}
+		if found, err := g.get(ctx, types.NamespacedName{Name: name}, pv); err != nil {
+			return err
+		} else if found {
+			src.pv = pv
+		}
+	}
+	if len(ds.Status.Runtimes) == 0 {
+		return nil
+	}
+	ref := ds.Status.Runtimes[0]
+	newObj, ok := runtimeKinds[strings.ToLower(ref.Type)]
+	if !ok {
+		return nil
+	}
+	rt := newObj()
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, rt); err != nil || !found {
+		return err
+	}
+	src.runtime = rt
+	fuse := &appsv1.DaemonSet{}
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
+		return err
+	} else if found {
+		src.fuse = fuse
+	}
+	return nil
+}
+
+// build derives a dataset volume's facts from its sources.
+func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolume {
+	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name}}
+	if src.dataset == nil {
+		return dv // no such dataset: phase "" tells the policies
+	}
+	ds := src.dataset
+	key := datav1alpha1.KeyOf(ds)
+	dv.Dataset.Phase = string(ds.Status.Phase)
+	dv.Dataset.Labels = DatasetLabels{Cache: key.CacheLabelKey(), Fuse: key.FuseLabelKey(), Sched: datav1alpha1.DatasetSchedLabelKey(ds.Name)}
+	if src.pv != nil && src.pv.Spec.CSI != nil {
+		attrs := src.pv.Spec.CSI.VolumeAttributes
+		dv.Dataset.Volume = VolumeFacts{
+			FluidPath: attrs[datav1alpha1.VolumeAttrFluidPath],
+			SubPath:   attrs[datav1alpha1.VolumeAttrSubPath],
+			MountType: attrs[datav1alpha1.VolumeAttrMountType],
+		}
+	}
+	if len(ds.Status.Runtimes) > 0 {
+		ref := ds.Status.Runtimes[0]
+		rf := RuntimeFacts{Type: strings.ToLower(ref.Type), Name: ref.Name, Namespace: ref.Namespace, FuseNodeSelector: map[string]string{}}
+		if src.runtime != nil {
+			sel, status := runtimeFuseSelector(src.runtime)
+			if len(sel) > 0 {
+				rf.FuseNodeSelector = sel
+			}
+			rf.CacheAffinity = status.CacheAffinity
+			if src.fuse != nil && len(src.fuse.Spec.Template.Spec.Containers) > 0 {
+				rf.Fuse = true
+				dv.Fuse = fuseTemplate(&src.fuse.Spec.Template.Spec)
+			}
+		}
+		dv.Dataset.Runtime = rf
+	}
+	dv.Dataset.Localities = localities(dv.Dataset.Labels, dv.Dataset.Runtime.CacheAffinity)
+	return dv
 }
 
 // DatasetOfClaim returns the dataset a PVC belongs to: the one named by its
@@ -103,29 +215,6 @@ func DatasetOfClaim(pvc *corev1.PersistentVolumeClaim) (types.NamespacedName, bo
 		return types.NamespacedName{Namespace: pvc.Namespace, Name: pvc.Name}, true
 	}
 	return types.NamespacedName{}, false
-}
-
-func (g *Gatherer) fillVolume(ctx context.Context, pvc *corev1.PersistentVolumeClaim, out *VolumeFacts) error {
-	if pvc.Spec.VolumeName == "" {
-		return nil
-	}
-	pv := &corev1.PersistentVolume{}
-	if err := g.Reader.Get(ctx, types.NamespacedName{Name: pvc.Spec.VolumeName}, pv); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("persistent volume %q: %w", pvc.Spec.VolumeName, err)
-	}
-	if pv.Spec.CSI == nil {
-		return nil
-	}
-	attrs := pv.Spec.CSI.VolumeAttributes
-	*out = VolumeFacts{
-		FluidPath: attrs[datav1alpha1.VolumeAttrFluidPath],
-		SubPath:   attrs[datav1alpha1.VolumeAttrSubPath],
-		MountType: attrs[datav1alpha1.VolumeAttrMountType],
-	}
-	return nil
 }
 
 // runtimeKinds maps a runtime type, as recorded in a Dataset's
@@ -147,38 +236,6 @@ func RuntimeTypes() []string {
 	return out
 }
 
-func (g *Gatherer) fillRuntime(ctx context.Context, ref datav1alpha1.Runtime, out *RuntimeFacts) (*FuseTemplate, error) {
-	*out = RuntimeFacts{Type: strings.ToLower(ref.Type), Name: ref.Name, Namespace: ref.Namespace, FuseNodeSelector: map[string]string{}}
-	newObj, ok := runtimeKinds[out.Type]
-	if !ok {
-		return nil, nil
-	}
-	rt := newObj()
-	if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, rt); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("%s runtime %s/%s: %w", out.Type, ref.Namespace, ref.Name, err)
-	}
-	sel, status := runtimeFuseSelector(rt)
-	if len(sel) > 0 {
-		out.FuseNodeSelector = sel
-	}
-	out.CacheAffinity = status.CacheAffinity
-	ds := &appsv1.DaemonSet{}
-	if err := g.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name + datav1alpha1.FuseDaemonSetSuffix}, ds); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("FUSE daemonset of %s/%s: %w", ref.Namespace, ref.Name, err)
-	}
-	if len(ds.Spec.Template.Spec.Containers) == 0 {
-		return nil, nil
-	}
-	out.Fuse = true
-	return fuseTemplate(&ds.Spec.Template.Spec), nil
-}
-
 func runtimeFuseSelector(rt client.Object) (map[string]string, *datav1alpha1.RuntimeStatus) {
 	switch r := rt.(type) {
 	case *datav1alpha1.AlluxioRuntime:
@@ -193,8 +250,8 @@ func runtimeFuseSelector(rt client.Object) (map[string]string, *datav1alpha1.Run
 	return nil, &datav1alpha1.RuntimeStatus{}
 }
 
-// fuseTemplate returns the first container of a FUSE pod spec and the
-// volumes it mounts.
+// fuseTemplate returns a copy of the first container of a FUSE pod spec and
+// the volumes it mounts.
 func fuseTemplate(spec *corev1.PodSpec) *FuseTemplate {
 	c := spec.Containers[0]
 	used := map[string]bool{}

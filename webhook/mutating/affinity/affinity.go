@@ -1,6 +1,9 @@
 package affinity
 
 import (
+	"cmp"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -35,7 +38,11 @@ func Merge(pod *corev1.Pod, a decision.Affinity) {
 	if len(a.Required) > 0 {
 		na.RequiredDuringSchedulingIgnoredDuringExecution = andRequirements(na.RequiredDuringSchedulingIgnoredDuringExecution, a.Required)
 	}
-	for _, p := range a.Preferred {
+	// Heaviest preference first, so that the Pod reads in priority order;
+	// the policy's set order decides among equal weights.
+	preferred := slices.Clone(a.Preferred)
+	slices.SortStableFunc(preferred, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
+	for _, p := range preferred {
 		if !containsPreferred(na.PreferredDuringSchedulingIgnoredDuringExecution, p) {
 			na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, *p.DeepCopy())
 		}

@@ -1,0 +1,114 @@
+package decision
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// DecodeMutating converts a policy result into a Mutating decision. It
+// rejects documents that do not fit the schema, naming the offending path,
+// so that a policy that returns a wrong shape denies with a clear error
+// rather than half-applying.
+func DecodeMutating(v any) (*Mutating, error) {
+	out := &Mutating{}
+	d := &decoder{}
+	err := d.object(v, func(k string, e any) (bool, error) {
+		switch k {
+		case "deny":
+			return true, d.list(e, func(_ int, e any) error {
+				var x Denial
+				err := d.denial(e, &x)
+				out.Deny = append(out.Deny, x)
+				return err
+			})
+		case "warnings":
+			return true, d.strings(e, &out.Warnings)
+		case "affinity":
+			return true, d.object(e, func(k string, e any) (bool, error) {
+				switch k {
+				case "required":
+					return true, d.requirements(e, &out.Affinity.Required)
+				case "preferred":
+					return true, d.list(e, func(_ int, e any) error {
+						var p corev1.PreferredSchedulingTerm
+						err := d.preferred(e, &p)
+						out.Affinity.Preferred = append(out.Affinity.Preferred, p)
+						return err
+					})
+				}
+				return false, nil
+			})
+		case "mountPropagation":
+			return true, d.list(e, func(_ int, e any) error {
+				var m MountPropagation
+				err := d.object(e, func(k string, e any) (bool, error) {
+					switch k {
+					case "volume":
+						return true, d.str(e, &m.Volume)
+					case "mode":
+						var s string
+						err := d.str(e, &s)
+						m.Mode = corev1.MountPropagationMode(s)
+						return true, err
+					}
+					return false, nil
+				})
+				out.MountPropagation = append(out.MountPropagation, m)
+				return err
+			})
+		case "annotations":
+			return true, d.stringMap(e, &out.Annotations)
+		case "labels":
+			return true, d.stringMap(e, &out.Labels)
+		case "volumeRewrites":
+			return true, d.list(e, func(_ int, e any) error {
+				var r VolumeRewrite
+				err := d.object(e, func(k string, e any) (bool, error) {
+					switch k {
+					case "volume":
+						return true, d.str(e, &r.Volume)
+					case "hostPath":
+						return true, d.str(e, &r.HostPath)
+					}
+					return false, nil
+				})
+				out.VolumeRewrites = append(out.VolumeRewrites, r)
+				return err
+			})
+		case "sidecars":
+			return true, d.list(e, func(_ int, e any) error {
+				var s Sidecar
+				err := d.sidecar(e, &s)
+				out.Sidecars = append(out.Sidecars, s)
+				return err
+			})
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, fmtSchemaError(err)
+	}
+	return out, nil
+}
+
+func (d *decoder) sidecar(v any, s *Sidecar) error {
+	return d.object(v, func(k string, e any) (bool, error) {
+		switch k {
+		case "volume":
+			return true, d.str(e, &s.Volume)
+		case "dataset":
+			return true, d.str(e, &s.Dataset)
+		case "mountPath":
+			return true, d.str(e, &s.MountPath)
+		case "mode":
+			var m string
+			err := d.str(e, &m)
+			s.Mode = SidecarMode(m)
+			return true, err
+		case "unprivileged":
+			return true, d.boolean(e, &s.Unprivileged)
+		case "readinessGate":
+			return true, d.boolean(e, &s.ReadinessGate)
+		}
+		return false, nil
+	})
+}
