@@ -23,7 +23,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
-func objects(t *testing.T) []client.Object {
+func objects(t testing.TB) []client.Object {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "policies", "testdata", "mutating", "serverful-affinity", "objects.yaml"))
 	if err != nil {
@@ -37,7 +37,7 @@ func objects(t *testing.T) []client.Object {
 	return objs
 }
 
-func handler(t *testing.T, mutators ...mutating.Mutator) *mutating.Handler {
+func handler(t testing.TB, mutators ...mutating.Mutator) *mutating.Handler {
 	t.Helper()
 	b, err := policy.DefaultBundle()
 	if err != nil {

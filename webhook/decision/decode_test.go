@@ -1,0 +1,70 @@
+package decision
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func parse(t *testing.T, doc string) any {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(doc))
+	dec.UseNumber() // as OPA returns numbers
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDecodeMutating(t *testing.T) {
+	d, err := DecodeMutating(parse(t, `{
+		"deny": [], "warnings": ["w"],
+		"affinity": {"required": [{"key": "k", "operator": "In", "values": ["true"]}],
+		             "preferred": [{"weight": 50, "preference": {"matchExpressions": [{"key": "z", "operator": "Exists"}]}}]},
+		"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}],
+		"annotations": {"a": "b"}, "labels": {},
+		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt"}],
+		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false}]
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Affinity.Required[0].Key != "k" || d.Affinity.Preferred[0].Weight != 50 || d.Affinity.Preferred[0].Preference.MatchExpressions[0].Operator != corev1.NodeSelectorOpExists {
+		t.Errorf("affinity = %+v", d.Affinity)
+	}
+	if d.Sidecars[0].Mode != NativeSidecar || !d.Sidecars[0].Unprivileged || d.Sidecars[0].ReadinessGate {
+		t.Errorf("sidecars = %+v", d.Sidecars)
+	}
+	if d.Annotations["a"] != "b" || d.Warnings[0] != "w" || d.MountPropagation[0].Mode != corev1.MountPropagationHostToContainer {
+		t.Errorf("decision = %+v", d)
+	}
+	if d.Empty() {
+		t.Error("a decision with changes reports Empty")
+	}
+}
+
+func TestDecodeMutatingRejectsWrongShapes(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want string
+	}{
+		{`[]`, "(document): want an object"},
+		{`{"sidecar": []}`, ".sidecar: unknown field"},
+		{`{"sidecars": "x"}`, ".sidecars: want a list"},
+		{`{"affinity": {"preferred": [{"weight": "heavy"}]}}`, ".affinity.preferred[0].weight: want a number"},
+		{`{"affinity": {"preferred": [{"weight": 1.5}]}}`, ".affinity.preferred[0].weight: want a 32-bit integer"},
+		{`{"affinity": {"required": [{"key": 1}]}}`, ".affinity.required[0].key: want a string"},
+		{`{"annotations": {"a": 1}}`, ".annotations.a: want a string"},
+		{`{"sidecars": [{"unprivileged": "yes"}]}`, ".sidecars[0].unprivileged: want a boolean"},
+		{`{"deny": [{"rule": "r", "msg": "m"}]}`, ".deny[0].msg: unknown field"},
+	}
+	for _, tt := range tests {
+		_, err := DecodeMutating(parse(t, tt.doc))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tt.doc, err, tt.want)
+		}
+	}
+}
