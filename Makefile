@@ -11,6 +11,8 @@ GOFLAGS    ?=
 TEST_FLAGS ?= -count=1 -timeout=30m
 TEST_PKGS  ?= ./...
 BENCH_PKGS ?= ./...
+BENCHTIME  ?= 5000x
+FUZZTIME   ?= 60s
 GO_FILES    = $(shell find . -name '*.go' -not -path './bin/*' -not -path './.git/*')
 
 CONTROLLER_GEN := $(BIN)/controller-gen
@@ -64,6 +66,10 @@ verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidine
 build: ## Build bin/sluice.
 	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN)/sluice .
 
+.PHONY: dev
+dev: build kube-binaries ## Run Sluice on an embedded local control plane with the demo (Ctrl-C stops it).
+	$(BIN)/sluice dev --demo
+
 .PHONY: tools
 tools: $(CONTROLLER_GEN) kube-binaries ## Build every pinned tool into bin/.
 
@@ -86,8 +92,12 @@ test: kube-binaries ## Run every test against a real kube-apiserver and etcd (bu
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: bench
-bench: kube-binaries ## Run the benchmarks.
-	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
+bench: kube-binaries ## Run the benchmarks (admission latency against a real API server; reports p50/p99).
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
+
+.PHONY: fuzz
+fuzz: ## Fuzz the admission path for FUZZTIME (default 60s).
+	$(GO) test ./webhook/mutating -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME)
 
 .PHONY: clean
 clean: ## Remove build output (bin/ keeps nothing that cannot be rebuilt).

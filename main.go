@@ -38,7 +38,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand())
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), newDevCommand())
 	return root
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/config"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+// runDemo applies config/samples/demo.yaml, marks the Dataset Bound (the
+// controller's job, until it exists), creates the Pods of
+// config/samples/demo-pods.yaml and prints what the webhook injected.
+func runDemo(ctx context.Context, c client.Client, out io.Writer) error {
+	objs, err := samples("samples/demo.yaml")
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil {
+			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	ds := &datav1alpha1.Dataset{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "demo", Name: "imagenet"}, ds); err != nil {
+		return err
+	}
+	ds.Status.Phase = datav1alpha1.BoundDatasetPhase
+	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: "imagenet", Namespace: "demo", Type: "juicefs", Category: datav1alpha1.AccelerateCategory}}
+	if err := c.Status().Update(ctx, ds); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "demo: applied Dataset demo/imagenet with its JuiceFSRuntime, PV, PVC and FUSE DaemonSet (status Bound written by the demo until the controller lands)")
+
+	pods, err := samples("samples/demo-pods.yaml")
+	if err != nil {
+		return err
+	}
+	for _, o := range pods {
+		pod := o.(*corev1.Pod)
+		if err := createWhenCached(ctx, c, pod); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "demo: Pod %s/%s (%s) was admitted with:\n%s", pod.Namespace, pod.Name, kindOf(pod), describe(pod))
+	}
+	return nil
+}
+
+// createWhenCached creates the Pod once the webhook's caches have seen the
+// demo objects: until then the webhook admits it unchanged, so the demo
+// dry-runs first and retries for a few seconds.
+func createWhenCached(ctx context.Context, c client.Client, pod *corev1.Pod) error {
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		probe := pod.DeepCopy()
+		if err := c.Create(ctx, probe, client.DryRunAll); err != nil {
+			return fmt.Errorf("creating Pod %s: %w", pod.Name, err)
+		}
+		if probe.Annotations[datav1alpha1.AnnotationDatasetsInUse] != "" || time.Now().After(deadline) {
+			return c.Create(ctx, pod)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func kindOf(pod *corev1.Pod) string {
+	if pod.Labels[datav1alpha1.LabelServerlessInject] == "true" {
+		return "FUSE sidecar"
+	}
+	return "data affinity"
+}
+
+func describe(pod *corev1.Pod) string {
+	var b strings.Builder
+	for k, v := range pod.Annotations {
+		fmt.Fprintf(&b, "  annotation %s=%s\n", k, v)
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		for _, p := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			for _, e := range p.Preference.MatchExpressions {
+				fmt.Fprintf(&b, "  preferred node affinity (weight %d): %s %s %v\n", p.Weight, e.Key, e.Operator, e.Values)
+			}
+		}
+		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+			for _, t := range r.NodeSelectorTerms {
+				for _, e := range t.MatchExpressions {
+					fmt.Fprintf(&b, "  required node affinity: %s %s %v\n", e.Key, e.Operator, e.Values)
+				}
+			}
+		}
+	}
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			fmt.Fprintf(&b, "  native sidecar %s (image %s)\n", c.Name, c.Image)
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath != nil {
+			fmt.Fprintf(&b, "  volume %s -> hostPath %s\n", v.Name, v.HostPath.Path)
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.MountPropagation != nil {
+				fmt.Fprintf(&b, "  container %s mount %s propagation %s\n", c.Name, m.MountPath, *m.MountPropagation)
+			}
+		}
+	}
+	return b.String()
+}
+
+func samples(name string) ([]client.Object, error) {
+	data, err := fs.ReadFile(config.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.DecodeObjects(bytes.NewReader(data), sluicescheme.New())
+}

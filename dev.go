@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/config"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/snapshot"
+)
+
+type devOptions struct {
+	assets     string
+	kubeconfig string
+	demo       bool
+	exit       bool
+}
+
+func newDevCommand() *cobra.Command {
+	o := devOptions{assets: defaultAssets(), kubeconfig: filepath.Join("bin", "dev.kubeconfig")}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run Sluice on an embedded local control plane",
+		Long: `Starts etcd and kube-apiserver (from --assets, built by 'make kube-binaries'),
+installs Sluice's CRDs and admission webhook configuration, runs the webhook
+in-process, and writes an admin kubeconfig. With --demo it also applies a
+sample Dataset and two Pods and shows what Sluice injected.
+
+The controller and the CSI plugin join this command as they are built; until
+then the demo writes the Dataset's Bound status itself, as the controller will.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDev(ctx, cmd.OutOrStdout(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.assets, "assets", o.assets, "directory holding kube-apiserver and etcd")
+	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig-out", o.kubeconfig, "where to write the admin kubeconfig")
+	cmd.Flags().BoolVar(&o.demo, "demo", false, "apply the demo Dataset and Pods and print what was injected")
+	cmd.Flags().BoolVar(&o.exit, "exit", false, "stop after start-up (and the demo) instead of serving until interrupted")
+	return cmd
+}
+
+// defaultAssets is the directory of the sluice binary when it holds
+// kube-apiserver (bin/ after make), else ./bin.
+func defaultAssets() string {
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		if _, err := os.Stat(filepath.Join(dir, "kube-apiserver")); err == nil {
+			return dir
+		}
+	}
+	return "bin"
+}
+
+func runDev(ctx context.Context, out io.Writer, o devOptions) error {
+	ctrl.SetLogger(logr.Discard())
+	crds, err := loadObjects[*apiextensionsv1.CustomResourceDefinition]("crd/bases")
+	if err != nil {
+		return err
+	}
+	hooks, err := loadObjects[*admissionregistrationv1.MutatingWebhookConfiguration]("webhook")
+	if err != nil {
+		return err
+	}
+	s := sluicescheme.New()
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: o.assets,
+		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: crds},
+		WebhookInstallOptions: envtest.WebhookInstallOptions{MutatingWebhooks: hooks},
+		Scheme:                s,
+	}
+	fmt.Fprintf(out, "starting etcd and kube-apiserver from %s ...\n", o.assets)
+	cfg, err := env.Start()
+	if err != nil {
+		return fmt.Errorf("starting the control plane (run 'make kube-binaries' first): %w", err)
+	}
+	defer func() { _ = env.Stop() }()
+	// Stop the webhook's manager before the control plane (defers run last
+	// first), so the API server is not kept waiting on open watches.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := writeKubeconfig(env, o.kubeconfig); err != nil {
+		return err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+		return err
+	}
+	if err := startWebhook(ctx, cfg, &env.WebhookInstallOptions); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Sluice dev cluster ready: API server %s, webhook serving.\n  export KUBECONFIG=%s\n", cfg.Host, o.kubeconfig)
+	if o.demo {
+		if err := runDemo(ctx, c, out); err != nil {
+			return err
+		}
+	}
+	if o.exit {
+		return nil
+	}
+	fmt.Fprintln(out, "serving until interrupted (Ctrl-C)")
+	<-ctx.Done()
+	return nil
+}
+
+// loadObjects decodes every embedded YAML file under dir into objects of type T.
+func loadObjects[T client.Object](dir string) ([]T, error) {
+	var out []T
+	err := fs.WalkDir(config.FS, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(config.FS, p)
+		if err != nil {
+			return err
+		}
+		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), sluicescheme.New())
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		for _, o := range objs {
+			if t, ok := o.(T); ok {
+				out = append(out, t)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func writeKubeconfig(env *envtest.Environment, path string) error {
+	user, err := env.ControlPlane.AddUser(envtest.User{Name: "sluice-dev-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
+}
+
+// startWebhook runs `sluice webhook` in-process where the installed webhook
+// configuration points, and waits until it is ready.
+func startWebhook(ctx context.Context, cfg *rest.Config, wi *envtest.WebhookInstallOptions) error {
+	o := webhook.NewOptions()
+	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.MetricsAddr = "0"
+	return webhook.StartLocal(ctx, cfg, o, 60*time.Second)
+}
