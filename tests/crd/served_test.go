@@ -3,7 +3,6 @@ package crd_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,15 +12,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// ctxT is the context of one test step.
+func ctxT(t *testing.T) context.Context { return testenv.Context(t) }
 
 // everyKind returns one valid object of each of the ten kinds, in namespace ns.
 func everyKind(ns string) []client.Object {

@@ -135,3 +135,12 @@ func (e *Env) Namespace(t *testing.T) string {
 	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), ns) })
 	return ns.Name
 }
+
+// Context returns a context that ends with the test or after 30 seconds,
+// whichever comes first.
+func Context(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

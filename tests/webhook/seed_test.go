@@ -3,21 +3,17 @@ package webhook_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// ctxT is the context of one test step.
+func ctxT(t *testing.T) context.Context { return testenv.Context(t) }
 
 // seedDataset seeds a bound (or not) dataset's objects for one test.
 func seedDataset(t *testing.T, ns, name string, phase datav1alpha1.DatasetPhase) {

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -47,17 +46,8 @@ func (m mapReader) List(context.Context, client.ObjectList, ...client.ListOption
 func benchHandler(b *testing.B) (*mutating.Handler, []byte) {
 	b.Helper()
 	dir := filepath.Join("..", "..", "policies", "testdata", "mutating", "serverful-affinity")
-	f, err := os.Open(filepath.Join(dir, "objects.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	objs, err := snapshot.DecodeObjects(f, sluicescheme.New())
-	if err != nil {
-		b.Fatal(err)
-	}
 	r := mapReader{}
-	for _, o := range objs {
+	for _, o := range objects(b) {
 		r[r.key(o, client.ObjectKeyFromObject(o))] = o
 	}
 	bundle, err := policy.DefaultBundle()
