@@ -64,7 +64,7 @@ func TestEveryDefaultModuleHasTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range b.ModuleIDs() {
-		if id == "mutating/main.rego" {
+		if id == "mutating/main.rego" || id == "validating/main.rego" {
 			continue // assembles the decision; every test goes through it
 		}
 		testID := id[:len(id)-len(".rego")] + "_test.rego"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -29,6 +30,9 @@ type Options struct {
 	// DecisionCacheSize is how many policy decisions are remembered for
 	// repeated inputs (0 disables the cache).
 	DecisionCacheSize int
+	// ClaimGracePeriod is how long a Dataset claim is kept for an operation
+	// that was never stored before the next claim may release it.
+	ClaimGracePeriod time.Duration
 }
 
 // DefaultNamespace is where Sluice runs when POD_NAMESPACE is not set.
@@ -49,6 +53,7 @@ func NewOptions() *Options {
 		MaxRequestBytes:   3 << 20,
 		NativeSidecars:    "auto",
 		DecisionCacheSize: 4096,
+		ClaimGracePeriod:  30 * time.Second,
 	}
 }
 
@@ -62,6 +67,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
 	fs.IntVar(&o.DecisionCacheSize, "decision-cache-size", o.DecisionCacheSize, "policy decisions remembered for repeated inputs, e.g. the replicas of one Deployment (0 disables); only used when the policies call no nondeterministic builtin")
+	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that was never stored is kept before another operation may take over")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
 }
 

@@ -32,6 +32,8 @@ import (
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
+	"github.com/sluice-data/sluice/webhook/validating"
+	"github.com/sluice-data/sluice/webhook/validating/claim"
 )
 
 // New builds the webhook's manager: caches, the policy reloader, the
@@ -58,7 +60,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine := policy.NewEngine(policies.MutatingQuery)
+	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
 	reloader := &Reloader{
 		Client: mgr.GetClient(), Engine: engine, Base: base, Namespaces: o.PolicyNamespaces,
 		Recorder: mgr.GetEventRecorder("sluice-webhook"),
@@ -68,6 +70,12 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	}
 	wh := &admission.Webhook{Handler: NewMutatingHandler(engine, mgr.GetCache(), native, o.DecisionCacheSize), RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
+	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return nil, err
+	}
+	vh := &admission.Webhook{Handler: NewValidatingHandler(engine, mgr.GetCache(), live, o.ClaimGracePeriod), RecoverPanic: ptr.To(true)}
+	mgr.GetWebhookServer().Register(validating.Path, limitBody(vh, o.MaxRequestBytes))
 
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
@@ -97,6 +105,20 @@ func NewMutatingHandler(engine *policy.Engine, r client.Reader, nativeSidecars b
 		NativeSidecars: nativeSidecars,
 		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize),
 	}}
+}
+
+// NewValidatingHandler returns the validating admission handler: facts are
+// read from r (the cache), claims written through live, which must read from
+// the API server.
+func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Client, grace time.Duration) *validating.Handler {
+	return &validating.Handler{
+		Pipeline: &validating.Pipeline{
+			Engine:   engine,
+			Gatherer: &validating.Gatherer{Reader: r},
+			Claimer:  &claim.Claimer{Client: live, Grace: grace, Attempts: 8},
+		},
+		Decoder: sluicescheme.Codecs(live.Scheme()).UniversalDeserializer(),
+	}
 }
 
 // CacheOptions limits what the webhook caches: dataset PVCs and PVs only
@@ -133,6 +155,7 @@ func informed() []client.Object {
 		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
 		&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
 		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{},
+		&datav1alpha1.DataLoad{}, &datav1alpha1.DataMigrate{}, &datav1alpha1.DataBackup{}, &datav1alpha1.DataProcess{},
 	}
 }
 

@@ -160,6 +160,16 @@ type DatasetSpec struct {
 	SharedEncryptOptions []EncryptOption `json:"sharedEncryptOptions,omitempty"`
 }
 
+// OperationClaim is one data operation's hold on a Dataset.
+type OperationClaim struct {
+	// Kind is the operation's kind.
+	Kind string `json:"kind"`
+	// Name is the operation's name, in the Dataset's namespace.
+	Name string `json:"name"`
+	// ClaimedAt is when the claim was made, at the operation's admission.
+	ClaimedAt metav1.Time `json:"claimedAt"`
+}
+
 // HCFSStatus is the Hadoop-compatible endpoint of a Dataset.
 type HCFSStatus struct {
 	// Endpoint is the HCFS URL.
@@ -216,9 +226,20 @@ type DatasetStatus struct {
 	DataBackupRef string `json:"dataBackupRef,omitempty"`
 
 	// OperationRef maps a data-operation kind (DataLoad, DataMigrate, …) to
-	// the operation that holds the Dataset for that kind.
+	// the operations that hold the Dataset for that kind, comma-separated
+	// (one name for kinds that are exclusive), as Fluid records them.
 	// +optional
 	OperationRef map[string]string `json:"operationRef,omitempty"`
+
+	// OperationClaims records when each holder in OperationRef claimed the
+	// Dataset, so that a claim whose operation was never stored can be
+	// released after a grace period. Sluice's validating webhook writes it
+	// together with OperationRef.
+	// +listType=map
+	// +listMapKey=kind
+	// +listMapKey=name
+	// +optional
+	OperationClaims []OperationClaim `json:"operationClaims,omitempty"`
 
 	// DatasetRef lists the reference datasets (namespace/name) that mount this one.
 	// +optional

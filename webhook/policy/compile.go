@@ -115,6 +115,10 @@ func (c *Compiled) Generation() uint64 { return c.generation }
 // that decisions may be memoised.
 func (c *Compiled) Deterministic() bool { return c.deterministic }
 
+// Data returns the policy data of the compiled bundle (data.sluice.config).
+// Callers must not modify it.
+func (c *Compiled) Data() map[string]any { return c.bundle.Data }
+
 // Bundle returns the bundle c was compiled from.
 func (c *Compiled) Bundle() *Bundle { return c.bundle }
 

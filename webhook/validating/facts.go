@@ -1,0 +1,157 @@
+package validating
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// Facts are what the Go side knows about the admitted object and its
+// surroundings; policies read them as input.facts.
+type Facts struct {
+	// Data operations.
+	Target   *Target   `json:"target,omitempty"`
+	RunAfter *RunAfter `json:"runAfter,omitempty"`
+
+	// Runtimes.
+	Levels                 []LevelFacts     `json:"levels,omitempty"`
+	OldLevels              []LevelFacts     `json:"oldLevels,omitempty"`
+	WorkerMemoryLimitBytes int64            `json:"workerMemoryLimitBytes,omitempty"`
+	Replicas               int64            `json:"replicas"`
+	Bound                  bool             `json:"bound"`
+	SameNameRuntimes       []string         `json:"sameNameRuntimes,omitempty"`
+	NamespaceUsage         map[string]int64 `json:"namespaceUsage,omitempty"`
+
+	// Datasets.
+	Holders       []string     `json:"holders,omitempty"`
+	MountsChanged bool         `json:"mountsChanged"`
+	Mounts        []MountFacts `json:"mounts,omitempty"`
+}
+
+// Target is the Dataset a data operation works on.
+type Target struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// RunAfter says whether the operation's runAfter exists.
+type RunAfter struct {
+	Exists bool `json:"exists"`
+}
+
+// LevelFacts is one tieredstore level with its quantities parsed.
+type LevelFacts struct {
+	Index          int      `json:"index"`
+	Medium         string   `json:"medium"`
+	Paths          []string `json:"paths"`
+	QuotaBytes     int64    `json:"quotaBytes"`
+	QuotaListBytes []int64  `json:"quotaListBytes"`
+	// QuotaField and QuotaError name a quantity that does not parse.
+	QuotaField string `json:"quotaField"`
+	QuotaError string `json:"quotaError"`
+	High       string `json:"high"`
+	Low        string `json:"low"`
+}
+
+// MountFacts is one Dataset mount.
+type MountFacts struct {
+	MountPoint string `json:"mountPoint"`
+	Scheme     string `json:"scheme"`
+}
+
+// levelFacts parses a tieredstore.
+func levelFacts(ts datav1alpha1.TieredStore) []LevelFacts {
+	out := make([]LevelFacts, 0, len(ts.Levels))
+	for i, l := range ts.Levels {
+		lf := LevelFacts{Index: i, Medium: string(l.MediumType), Paths: splitList(l.Path), High: l.High, Low: l.Low, QuotaListBytes: []int64{}}
+		if l.Quota != nil {
+			lf.QuotaBytes = l.Quota.Value()
+		}
+		for j, q := range splitList(l.QuotaList) {
+			v, err := resource.ParseQuantity(q)
+			if err != nil {
+				lf.QuotaField, lf.QuotaError = fmt.Sprintf("quotaList[%d]", j), fmt.Sprintf("%q is not a quantity: %v", q, err)
+				break
+			}
+			lf.QuotaListBytes = append(lf.QuotaListBytes, v.Value())
+		}
+		if l.Quota == nil && l.QuotaList == "" && lf.QuotaError == "" {
+			lf.QuotaField, lf.QuotaError = "quota", "quota or quotaList must be set"
+		}
+		out = append(out, lf)
+	}
+	return out
+}
+
+func splitList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runtimeParts returns a runtime's replicas, tieredstore and worker memory
+// limit, whatever its kind.
+func runtimeParts(obj client.Object) (replicas int32, ts datav1alpha1.TieredStore, memLimit int64, ok bool) {
+	mem := func(q resource.Quantity, set bool) int64 {
+		if !set {
+			return 0
+		}
+		return q.Value()
+	}
+	switch r := obj.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		q, set := r.Spec.Worker.Resources.Limits["memory"]
+		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
+	case *datav1alpha1.JuiceFSRuntime:
+		q, set := r.Spec.Worker.Resources.Limits["memory"]
+		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
+	case *datav1alpha1.JindoRuntime:
+		q, set := r.Spec.Worker.Resources.Limits["memory"]
+		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
+	case *datav1alpha1.ThinRuntime:
+		q, set := r.Spec.Worker.Resources.Limits["memory"]
+		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
+	}
+	return 0, datav1alpha1.TieredStore{}, 0, false
+}
+
+// usage adds a runtime's cache (quota x replicas per medium) to u.
+func usage(u map[string]int64, obj client.Object) {
+	replicas, ts, _, ok := runtimeParts(obj)
+	if !ok {
+		return
+	}
+	for _, l := range levelFacts(ts) {
+		total := l.QuotaBytes
+		if len(l.QuotaListBytes) > 0 {
+			total = 0
+			for _, q := range l.QuotaListBytes {
+				total += q
+			}
+		}
+		u[l.Medium] += total * int64(replicas)
+	}
+}
+
+func mountFacts(ms []datav1alpha1.Mount) []MountFacts {
+	out := make([]MountFacts, len(ms))
+	for i, m := range ms {
+		scheme, _, found := strings.Cut(m.MountPoint, "://")
+		if !found {
+			scheme = ""
+		}
+		out[i] = MountFacts{MountPoint: m.MountPoint, Scheme: strings.TrimSpace(scheme)}
+	}
+	return out
+}
+
+func mountsChanged(old, cur []datav1alpha1.Mount) bool { return !equality.Semantic.DeepEqual(old, cur) }

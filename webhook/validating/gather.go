@@ -1,0 +1,150 @@
+package validating
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/validating/claim"
+)
+
+// runtimeKinds make new objects of each runtime kind, by kind name.
+var runtimeKinds = map[string]func() client.Object{
+	"AlluxioRuntime": func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+	"JuiceFSRuntime": func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
+	"JindoRuntime":   func() client.Object { return &datav1alpha1.JindoRuntime{} },
+	"ThinRuntime":    func() client.Object { return &datav1alpha1.ThinRuntime{} },
+}
+
+var runtimeLists = map[string]func() client.ObjectList{
+	"AlluxioRuntime": func() client.ObjectList { return &datav1alpha1.AlluxioRuntimeList{} },
+	"JuiceFSRuntime": func() client.ObjectList { return &datav1alpha1.JuiceFSRuntimeList{} },
+	"JindoRuntime":   func() client.ObjectList { return &datav1alpha1.JindoRuntimeList{} },
+	"ThinRuntime":    func() client.ObjectList { return &datav1alpha1.ThinRuntimeList{} },
+}
+
+// Gatherer computes Facts, reading related objects through Reader (the
+// webhook's cache).
+type Gatherer struct {
+	Reader client.Reader
+}
+
+// Facts gathers the facts about obj (and old, on UPDATE). withUsage asks for
+// the namespace's cache usage, which lists its runtimes; the pipeline asks
+// only when a budget applies.
+func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Object, withUsage bool) (Facts, error) {
+	var f Facts
+	switch {
+	case kind == "Dataset":
+		ds := obj.(*datav1alpha1.Dataset)
+		f.Mounts = mountFacts(ds.Spec.Mounts)
+		if oldDS, ok := old.(*datav1alpha1.Dataset); ok {
+			f.MountsChanged = mountsChanged(oldDS.Spec.Mounts, ds.Spec.Mounts)
+			for _, h := range claim.Holders(oldDS) {
+				f.Holders = append(f.Holders, h.String())
+			}
+		}
+	case runtimeKinds[kind] != nil:
+		return g.runtimeFacts(ctx, kind, obj, old, withUsage)
+	default:
+		if ns, name, ok := claim.Target(obj); ok {
+			f.Target = &Target{Namespace: ns, Name: name}
+		}
+		if ref := runAfterOf(obj); ref != nil {
+			exists, err := g.operationExists(ctx, obj.GetNamespace(), ref)
+			if err != nil {
+				return f, err
+			}
+			f.RunAfter = &RunAfter{Exists: exists}
+		}
+	}
+	return f, nil
+}
+
+func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old client.Object, withUsage bool) (Facts, error) {
+	var f Facts
+	replicas, ts, mem, _ := runtimeParts(obj)
+	f.Replicas, f.Levels, f.WorkerMemoryLimitBytes = int64(replicas), levelFacts(ts), mem
+	if old != nil {
+		_, oldTS, _, _ := runtimeParts(old)
+		f.OldLevels = levelFacts(oldTS)
+	}
+	ns, name := obj.GetNamespace(), obj.GetName()
+	ds := &datav1alpha1.Dataset{}
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds); err != nil {
+		return f, err
+	} else if found && ds.Status.Phase == datav1alpha1.BoundDatasetPhase {
+		for _, r := range ds.Status.Runtimes {
+			f.Bound = f.Bound || r.Name == name
+		}
+	}
+	for other, newObj := range runtimeKinds {
+		if other == kind {
+			continue
+		}
+		if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, newObj()); err != nil {
+			return f, err
+		} else if found {
+			f.SameNameRuntimes = append(f.SameNameRuntimes, other)
+		}
+	}
+	if withUsage {
+		f.NamespaceUsage = map[string]int64{}
+		for k, newList := range runtimeLists {
+			list := newList()
+			if err := g.Reader.List(ctx, list, client.InNamespace(ns)); err != nil {
+				return f, fmt.Errorf("listing %s in %s: %w", k, ns, err)
+			}
+			items, err := listItems(list)
+			if err != nil {
+				return f, err
+			}
+			for _, o := range items {
+				if k == kind && o.GetName() == name {
+					continue // the object's own share comes from the new spec
+				}
+				usage(f.NamespaceUsage, o)
+			}
+		}
+	}
+	return f, nil
+}
+
+func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
+	if err := g.Reader.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
+	return true, nil
+}
+
+func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *datav1alpha1.OperationRef) (bool, error) {
+	op, ok := claim.NewOperation(string(ref.Kind))
+	if !ok {
+		return false, nil
+	}
+	if ref.Namespace != "" {
+		namespace = ref.Namespace
+	}
+	return g.get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, op)
+}
+
+func runAfterOf(obj client.Object) *datav1alpha1.OperationRef {
+	switch o := obj.(type) {
+	case *datav1alpha1.DataLoad:
+		return o.Spec.RunAfter
+	case *datav1alpha1.DataMigrate:
+		return o.Spec.RunAfter
+	case *datav1alpha1.DataBackup:
+		return o.Spec.RunAfter
+	case *datav1alpha1.DataProcess:
+		return o.Spec.RunAfter
+	}
+	return nil
+}

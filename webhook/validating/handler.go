@@ -1,0 +1,99 @@
+package validating
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/metrics"
+)
+
+// Path is where the validating webhook is served.
+const Path = "/validate"
+
+// Handler answers admission reviews for data operations, runtimes and
+// Datasets with the Pipeline.
+type Handler struct {
+	Pipeline *Pipeline
+	// Decoder decodes objects of Sluice's kinds.
+	Decoder runtime.Decoder
+}
+
+var _ admission.Handler = &Handler{}
+
+// Handle implements admission.Handler.
+func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			resp = admission.Errored(http.StatusInternalServerError, fmt.Errorf("sluice validating webhook: internal error: %v", r))
+		}
+		outcome := "allowed"
+		switch {
+		case !resp.Allowed && resp.Result != nil && resp.Result.Code >= 500:
+			outcome = "errored"
+		case !resp.Allowed:
+			outcome = "denied"
+		}
+		metrics.Decisions.WithLabelValues("validating", outcome).Inc()
+		metrics.AdmissionDuration.WithLabelValues("validating", outcome).Observe(time.Since(start).Seconds())
+	}()
+	if req.Kind.Group != datav1alpha1.GroupName {
+		return admission.Allowed("not a Sluice object")
+	}
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
+		return admission.Allowed("only CREATE and UPDATE are validated")
+	}
+	gvk := schema.GroupVersionKind{Group: req.Kind.Group, Version: req.Kind.Version, Kind: req.Kind.Kind}
+	obj, err := h.decode(req.Object.Raw, gvk)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	var old client.Object
+	if req.Operation == admissionv1.Update {
+		if old, err = h.decode(req.OldObject.Raw, gvk); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+	}
+	d, err := h.Pipeline.Validate(ctx, Request{
+		Kind: req.Kind.Kind, Operation: string(req.Operation), Namespace: req.Namespace, User: req.UserInfo,
+		DryRun: ptr.Deref(req.DryRun, false), Object: obj, Raw: req.Object.Raw, Old: old, OldRaw: req.OldObject.Raw,
+	})
+	var denied *DeniedError
+	switch {
+	case errors.As(err, &denied):
+		resp = admission.Denied(denied.Error())
+	case err != nil:
+		ctrl.LoggerFrom(ctx).Error(err, "denying", "kind", req.Kind.Kind, "namespace", req.Namespace, "name", req.Name)
+		return admission.Errored(http.StatusInternalServerError, err)
+	default:
+		resp = admission.Allowed("")
+	}
+	if d != nil {
+		resp.Warnings = d.Warnings
+	}
+	return resp
+}
+
+func (h *Handler) decode(raw []byte, gvk schema.GroupVersionKind) (client.Object, error) {
+	obj, _, err := h.Decoder.Decode(raw, &gvk, nil)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", gvk.Kind, err)
+	}
+	co, ok := obj.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is not an object", gvk.Kind)
+	}
+	return co, nil
+}
