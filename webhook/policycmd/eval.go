@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -15,11 +16,15 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
+	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
+	"github.com/sluice-data/sluice/webhook/validating"
 )
 
 type evalOptions struct {
 	pod            string
+	object         string
+	old            string
 	objects        string
 	policyDirs     []string
 	patch          bool
@@ -29,24 +34,29 @@ type evalOptions struct {
 func newEvalCommand() *cobra.Command {
 	o := &evalOptions{}
 	cmd := &cobra.Command{
-		Use:   "eval --pod POD.yaml [--objects CLUSTER.yaml] [--policies DIR]... [--patch]",
-		Short: "Print the Pod as the mutating webhook would admit it, or why it would be denied",
-		Long: `Runs the mutating webhook's pipeline on a Pod: the default policies, plus
-the policies in each --policies directory, plus the policy ConfigMaps among the
-objects, evaluated against the objects the webhook would see (Datasets,
-runtimes, PVCs, PVs, FUSE DaemonSets, Namespaces, ConfigMaps).
+		Use:   "eval (--pod POD.yaml | --object OBJ.yaml [--old OLD.yaml]) [--objects CLUSTER.yaml] [--policies DIR]... [--patch]",
+		Short: "Show what the webhooks would do with a Pod or a Sluice object",
+		Long: `Runs a webhook's pipeline offline: the default policies, plus the policies
+in each --policies directory, plus the policy ConfigMaps among the objects,
+evaluated against the objects the webhook would see (Datasets, runtimes,
+operations, PVCs, PVs, FUSE DaemonSets, Namespaces, ConfigMaps).
 
-Prints the mutated Pod as YAML, or the JSON patch with --patch. A denial
-prints its reasons to stderr and exits with status 1.`,
+With --pod (mutating webhook) it prints the mutated Pod as YAML, or the JSON
+patch with --patch. With --object (validating webhook; --old makes it an
+UPDATE) it prints "allowed" and any warnings, including the Dataset claim it
+would record. A denial prints its reasons to stderr and exits with status 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
 	cmd.Flags().StringVar(&o.pod, "pod", "", "the Pod to admit (YAML or JSON)")
+	cmd.Flags().StringVar(&o.object, "object", "", "a Sluice object (operation, runtime or Dataset) to validate")
+	cmd.Flags().StringVar(&o.old, "old", "", "with --object: its previous version, to validate an UPDATE")
 	cmd.Flags().StringVar(&o.objects, "objects", "", "a multi-document file of the cluster objects the webhook would see")
 	cmd.Flags().StringArrayVar(&o.policyDirs, "policies", nil, "a directory of extra Rego modules and policy data (repeatable)")
 	cmd.Flags().BoolVar(&o.patch, "patch", false, "print the JSON patch instead of the mutated Pod")
 	cmd.Flags().BoolVar(&o.nativeSidecars, "native-sidecars", true, "whether the cluster supports native sidecars (Kubernetes >= 1.29)")
-	_ = cmd.MarkFlagRequired("pod")
+	cmd.MarkFlagsOneRequired("pod", "object")
+	cmd.MarkFlagsMutuallyExclusive("pod", "object")
 	return cmd
 }
 
@@ -55,22 +65,21 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	pod, err := readPod(o.pod)
-	if err != nil {
-		return err
-	}
 	var objs []client.Object
 	if o.objects != "" {
-		f, err := os.Open(o.objects)
-		if err != nil {
+		var err error
+		if objs, err = readObjects(o.objects); err != nil {
 			return err
-		}
-		defer f.Close()
-		if objs, err = snapshot.DecodeObjects(f, sluicescheme.New()); err != nil {
-			return fmt.Errorf("%s: %w", o.objects, err)
 		}
 	}
 	bundle, err := loadBundle(o.policyDirs)
+	if err != nil {
+		return err
+	}
+	if o.object != "" {
+		return o.runValidating(ctx, cmd, bundle, objs)
+	}
+	pod, err := readPod(o.pod)
 	if err != nil {
 		return err
 	}
@@ -107,6 +116,70 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 	}
 	_, err = out.Write(data)
 	return err
+}
+
+func (o *evalOptions) runValidating(ctx context.Context, cmd *cobra.Command, bundle *policy.Bundle, objs []client.Object) error {
+	obj, err := readOne(o.object)
+	if err != nil {
+		return err
+	}
+	var old client.Object
+	if o.old != "" {
+		if old, err = readOne(o.old); err != nil {
+			return err
+		}
+	}
+	pipeline, err := fixture.NewValidatingPipeline(ctx, bundle, objs)
+	if err != nil {
+		return err
+	}
+	req, err := fixture.ValidatingRequest(obj, old)
+	if err != nil {
+		return err
+	}
+	d, err := pipeline.Validate(ctx, req)
+	var denied *validating.DeniedError
+	if errors.As(err, &denied) {
+		for _, x := range denied.Denials {
+			fmt.Fprintln(cmd.ErrOrStderr(), "denied:", x.String())
+		}
+		return &ExitError{Code: 1}
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	for _, c := range d.Claims {
+		fmt.Fprintf(cmd.OutOrStdout(), "claims dataset %s for %s %s (conflicting kinds: %s)\n", c.Dataset, c.Kind, obj.GetName(), strings.Join(c.Conflicts, ", "))
+	}
+	_, err = fmt.Fprintln(cmd.OutOrStdout(), "allowed")
+	return err
+}
+
+func readObjects(path string) ([]client.Object, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	objs, err := snapshot.DecodeObjects(f, sluicescheme.New())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return objs, nil
+}
+
+func readOne(path string) (client.Object, error) {
+	objs, err := readObjects(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("%s: want one object, found %d", path, len(objs))
+	}
+	return objs[0], nil
 }
 
 func readPod(path string) (*corev1.Pod, error) {

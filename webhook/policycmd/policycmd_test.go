@@ -79,3 +79,20 @@ func TestTestCommandCountsAndFailsOnABrokenCase(t *testing.T) {
 		t.Fatalf("want one failure, got %v:\n%s", err, out)
 	}
 }
+
+func TestEvalValidatesObjects(t *testing.T) {
+	dir := filepath.Join("..", "..", "policies", "testdata", "validating")
+	out, _, err := run(t, "eval", "--object", filepath.Join(dir, "dataload-claims", "object.yaml"), "--objects", filepath.Join(dir, "dataload-claims", "objects.yaml"))
+	if err != nil || !strings.Contains(out, "claims dataset team-a/imagenet for DataLoad nightly") || !strings.HasSuffix(out, "allowed\n") {
+		t.Fatalf("err=%v out=%q", err, out)
+	}
+	_, errOut, err := run(t, "eval", "--object", filepath.Join(dir, "dataset-mounts-held", "object.yaml"),
+		"--old", filepath.Join(dir, "dataset-mounts-held", "old.yaml"), "--objects", filepath.Join(dir, "dataset-mounts-held", "objects.yaml"))
+	var exit *ExitError
+	if !errors.As(err, &exit) || !strings.Contains(errOut, "rule dataset-mounts-held") {
+		t.Fatalf("err=%v stderr=%q", err, errOut)
+	}
+	if _, _, err := run(t, "eval", "--pod", "p.yaml", "--object", "o.yaml"); err == nil {
+		t.Fatal("--pod and --object together must be refused")
+	}
+}
