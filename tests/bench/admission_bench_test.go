@@ -76,7 +76,7 @@ func setup(b *testing.B) (client.Reader, *policy.Engine) {
 			setupErr = err
 			return
 		}
-		engine = policy.NewEngine(policies.MutatingQuery)
+		engine = policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
 		if setupErr = engine.Load(ctx, bundle); setupErr != nil {
 			return
 		}
