@@ -3,6 +3,8 @@ package webhook
 import (
 	"flag"
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
@@ -22,6 +24,7 @@ func NewCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			TuneGC(o.GCPercent)
 			cfg, err := restConfig(kubeconfig)
 			if err != nil {
 				return err
@@ -51,4 +54,12 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
 	}
 	return cfg, nil
+}
+
+// TuneGC sets the garbage collector's target to percent unless GOGC is set
+// in the environment (which then wins) or percent is 0.
+func TuneGC(percent int) {
+	if percent > 0 && os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(percent)
+	}
 }

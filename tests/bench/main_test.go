@@ -10,6 +10,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
 )
 
 var (
@@ -25,6 +26,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	}
 	ctrl.SetLogger(logr.Discard())
+	// Run with the garbage-collector target `sluice webhook` uses.
+	webhook.TuneGC(webhook.DefaultGCPercent)
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, _ *testenv.Env) error {
 		benchCtx = ctx // cancelled when the benchmarks end, before the control plane stops
 		return nil
