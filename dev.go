@@ -25,6 +25,7 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/config"
+	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
@@ -114,7 +115,10 @@ func runDev(ctx context.Context, out io.Writer, o devOptions) error {
 	if err := startWebhook(ctx, cfg, &env.WebhookInstallOptions); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Sluice dev cluster ready: API server %s, webhook serving.\n  export KUBECONFIG=%s\n", cfg.Host, o.kubeconfig)
+	if err := startController(ctx, cfg); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Sluice dev cluster ready: API server %s, webhook and controller running.\n  export KUBECONFIG=%s\n", cfg.Host, o.kubeconfig)
 	if o.demo {
 		if err := runDemo(ctx, c, out); err != nil {
 			return err
@@ -166,6 +170,19 @@ func writeKubeconfig(env *envtest.Environment, path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o600)
+}
+
+// startController runs `sluice controller` in-process, without leader
+// election or metrics.
+func startController(ctx context.Context, cfg *rest.Config) error {
+	o := controller.NewOptions()
+	o.MetricsAddr, o.ProbeAddr, o.LeaderElect = "0", "0", false
+	mgr, err := controller.New(cfg, o)
+	if err != nil {
+		return err
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	return nil
 }
 
 // startWebhook runs `sluice webhook` in-process where the installed webhook

@@ -25,7 +25,7 @@ func TestDevDemo(t *testing.T) {
 		t.Fatalf("dev: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"Sluice dev cluster ready",
+		"Sluice dev cluster ready: API server",
 		"preferred node affinity (weight 100): fluid.io/s-demo-imagenet In [true]",
 		"container train mount /data propagation HostToContainer",
 		"native sidecar fluid-fuse-0",

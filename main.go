@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
@@ -38,7 +39,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), newDevCommand())
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), controller.NewCommand(), newDevCommand())
 	return root
 }
 

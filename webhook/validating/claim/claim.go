@@ -153,7 +153,7 @@ func (c *Claimer) released(ctx context.Context, namespace string, h Holder) (boo
 	case err != nil:
 		return false, fmt.Errorf("reading %s %s/%s: %w", h.Kind, namespace, h.Name, err)
 	}
-	return op.GetDeletionTimestamp() != nil || finished(op), nil
+	return op.GetDeletionTimestamp() != nil || Finished(op), nil
 }
 
 // Holders returns the Dataset's holders, from status.operationRef, with the

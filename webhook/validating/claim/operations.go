@@ -14,8 +14,8 @@ var operationKinds = map[string]func() client.Object{
 	string(datav1alpha1.DataProcessKind): func() client.Object { return &datav1alpha1.DataProcess{} },
 }
 
-// finished reports whether an operation reached a terminal phase.
-func finished(op client.Object) bool {
+// Finished reports whether an operation reached a terminal phase.
+func Finished(op client.Object) bool {
 	var s *datav1alpha1.OperationStatus
 	switch o := op.(type) {
 	case *datav1alpha1.DataLoad:

@@ -1,0 +1,33 @@
+package controller
+
+import (
+	"fmt"
+
+	"github.com/sluice-data/sluice/webhook/policy"
+)
+
+// Conflicts reads the operation conflict table from a policy bundle's data
+// (validating.operations.conflicts), the table the validating webhook uses.
+func Conflicts(b *policy.Bundle) (map[string][]string, error) {
+	v, _ := b.Data["validating"].(map[string]any)
+	ops, _ := v["operations"].(map[string]any)
+	table, ok := ops["conflicts"].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("policy data has no validating.operations.conflicts table")
+	}
+	out := make(map[string][]string, len(table))
+	for kind, list := range table {
+		items, ok := list.([]any)
+		if !ok {
+			return nil, fmt.Errorf("validating.operations.conflicts.%s: want a list of kinds", kind)
+		}
+		for _, it := range items {
+			s, ok := it.(string)
+			if !ok {
+				return nil, fmt.Errorf("validating.operations.conflicts.%s: want kind names", kind)
+			}
+			out[kind] = append(out[kind], s)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+package dataops
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/validating/claim"
+)
+
+// ReleaseReconciler releases a Dataset's stale holders: operations that
+// finished or are being deleted, and operations that do not exist once their
+// claim is older than Grace.
+type ReleaseReconciler struct {
+	// Client reads operations and writes Dataset status.
+	Client client.Client
+	// Grace is how long a claim of a missing operation is kept.
+	Grace time.Duration
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+func (r *ReleaseReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Reconcile implements reconcile.Reconciler for Datasets.
+func (r *ReleaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ds := &datav1alpha1.Dataset{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	var requeue time.Duration
+	changed := false
+	for _, h := range claim.Holders(ds) {
+		stale, wait, err := r.stale(ctx, ds.Namespace, h)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		switch {
+		case stale:
+			ctrl.LoggerFrom(ctx).Info("releasing the Dataset's claim", "kind", h.Kind, "name", h.Name)
+			changed = claim.Release(ds, h.Kind, h.Name) || changed
+		case wait > 0 && (requeue == 0 || wait < requeue):
+			requeue = wait
+		}
+	}
+	if changed {
+		if err := r.Client.Status().Update(ctx, ds); err != nil {
+			return ctrl.Result{}, fmt.Errorf("releasing claims on dataset %s: %w", req.NamespacedName, err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// stale reports whether a holder no longer holds, or how long until a
+// missing operation's claim expires.
+func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim.Holder) (bool, time.Duration, error) {
+	op, ok := claim.NewOperation(h.Kind)
+	if !ok {
+		return false, 0, nil
+	}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: h.Name}, op)
+	switch {
+	case apierrors.IsNotFound(err):
+		if h.Since.IsZero() {
+			return true, 0, nil
+		}
+		left := h.Since.Add(r.Grace).Sub(r.now())
+		return left <= 0, left, nil
+	case err != nil:
+		return false, 0, err
+	}
+	return op.GetDeletionTimestamp() != nil || claim.Finished(op), 0, nil
+}

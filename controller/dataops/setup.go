@@ -1,0 +1,63 @@
+package dataops
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/validating/claim"
+)
+
+// Reconcilers are the data-operation claim reconcilers.
+type Reconcilers struct {
+	// Client is the manager's client (cached reads).
+	Client client.Client
+	// Live reads from and writes to the API server, for claims.
+	Live client.Client
+	// Conflicts maps each operation kind to the kinds that block it.
+	Conflicts map[string][]string
+	// Grace is how long a claim of a missing operation is kept.
+	Grace time.Duration
+}
+
+// SetupWithManager registers a release reconciler for Datasets (woken by
+// their operations) and a claim reconciler per operation kind.
+func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil || r.Live == nil || r.Conflicts == nil {
+		return errors.New("dataops: Client, Live and Conflicts are required")
+	}
+	kinds := []string{string(datav1alpha1.DataLoadKind), string(datav1alpha1.DataMigrateKind), string(datav1alpha1.DataBackupKind), string(datav1alpha1.DataProcessKind)}
+	toDataset := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, op client.Object) []reconcile.Request {
+		ns, name, ok := claim.Target(op)
+		if !ok {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+	})
+	b := builder.ControllerManagedBy(mgr).Named("dataset-claims").For(&datav1alpha1.Dataset{})
+	for _, k := range kinds {
+		op, _ := claim.NewOperation(k)
+		b = b.Watches(op, toDataset)
+	}
+	if err := b.Complete(&ReleaseReconciler{Client: r.Live, Grace: r.Grace}); err != nil {
+		return err
+	}
+	claimer := &claim.Claimer{Client: r.Live, Grace: r.Grace, Attempts: 8}
+	for _, k := range kinds {
+		op, _ := claim.NewOperation(k)
+		err := builder.ControllerManagedBy(mgr).Named(k + "-claim").For(op).
+			Complete(&ClaimReconciler{Kind: k, Client: r.Client, Claimer: claimer, Conflicts: r.Conflicts})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/testenv"
+)
+
+var env *testenv.Env
+
+// grace is the claim grace period the controller runs with in these tests.
+const grace = 2 * time.Second
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
+		o := controller.NewOptions()
+		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod = "0", "0", false, grace
+		mgr, err := controller.New(e.Config, o)
+		if err != nil {
+			return err
+		}
+		go func() {
+			if err := mgr.Start(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "controller stopped:", err)
+			}
+		}()
+		return nil
+	}))
+}
