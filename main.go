@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
@@ -39,7 +40,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), controller.NewCommand(), newDevCommand())
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), controller.NewCommand(), csi.NewCommand(), newDevCommand())
 	return root
 }
 

@@ -126,6 +126,9 @@ const (
 	// DaemonSet, e.g. imagenet-fuse; the mutating webhook copies its first
 	// container as the FUSE sidecar.
 	FuseDaemonSetSuffix = "-fuse"
+	// VolumeAttrFuseCleanPolicy is the runtime's FUSE cleanPolicy, which
+	// NodeUnstageVolume applies (Sluice-specific; default OnRuntimeDeleted).
+	VolumeAttrFuseCleanPolicy = "fuse_clean_policy"
 	// VolumeAttrNodePublishMethod is "symlink" to publish by symlink.
 	VolumeAttrNodePublishMethod = "node_publish_method"
 )

@@ -1,0 +1,70 @@
+package csi
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	mount "k8s.io/mount-utils"
+)
+
+// DriverName is the CSI driver Sluice serves, Fluid's.
+const DriverName = "fuse.csi.fluid.io"
+
+// Config configures a Driver.
+type Config struct {
+	// Name is the driver name; default DriverName.
+	Name string
+	// Version is reported by GetPluginInfo.
+	Version string
+	// NodeID is this node's name.
+	NodeID string
+	// Endpoint is where gRPC is served, e.g. unix:///csi/csi.sock.
+	Endpoint string
+	// Mounter performs mounts; mount.New("") on a real node.
+	Mounter mount.Interface
+	// Labeler sets and removes node labels; nil disables lazy FUSE labels.
+	Labeler NodeLabeler
+	// StateDir keeps what NodeStageVolume learned, for NodeUnstageVolume.
+	StateDir string
+	// PublishTimeout bounds the wait for the FUSE mount in NodePublishVolume.
+	PublishTimeout time.Duration
+	// PollInterval is how often the FUSE mount is looked for.
+	PollInterval time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Name == "" {
+		c.Name = DriverName
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.PublishTimeout == 0 {
+		c.PublishTimeout = 30 * time.Second
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 200 * time.Millisecond
+	}
+}
+
+func (c *Config) validate() error {
+	var errs []error
+	if c.NodeID == "" {
+		errs = append(errs, errors.New("a node ID is required (--nodeid)"))
+	}
+	if !strings.HasPrefix(c.Endpoint, "unix://") && !strings.HasPrefix(c.Endpoint, "/") {
+		errs = append(errs, fmt.Errorf("endpoint %q must be unix:///path or /path", c.Endpoint))
+	}
+	if c.Mounter == nil {
+		errs = append(errs, errors.New("a mounter is required"))
+	}
+	if c.StateDir == "" {
+		errs = append(errs, errors.New("a state directory is required"))
+	}
+	if len(c.Name) > 63 {
+		errs = append(errs, fmt.Errorf("driver name %q is longer than 63 characters", c.Name))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,9 @@
+// Package csi is Sluice's CSI plugin for the driver fuse.csi.fluid.io: the
+// Identity and Node services, and the minimal Controller that static PVs
+// need. A dataset's PV names, in its volume attributes, the host directory
+// where the runtime's FUSE mounts the dataset (fluid_path) and the node label
+// that starts FUSE on a node. NodeStageVolume sets that label (lazy FUSE),
+// NodePublishVolume waits for the FUSE mount and bind-mounts it into the Pod,
+// and NodeUnstageVolume removes the label when the FUSE clean policy says so.
+// Mounts go through k8s.io/mount-utils.
+package csi

@@ -1,0 +1,215 @@
+package csi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	mount "k8s.io/mount-utils"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// NodeGetInfo implements csi.NodeServer.
+func (d *Driver) NodeGetInfo(context.Context, *csi.NodeGetInfoRequest) (*csi.NodeGetInfoResponse, error) {
+	return &csi.NodeGetInfoResponse{NodeId: d.cfg.NodeID}, nil
+}
+
+// NodeGetCapabilities implements csi.NodeServer: staging is where FUSE is
+// started on the node.
+func (d *Driver) NodeGetCapabilities(context.Context, *csi.NodeGetCapabilitiesRequest) (*csi.NodeGetCapabilitiesResponse, error) {
+	return &csi.NodeGetCapabilitiesResponse{Capabilities: []*csi.NodeServiceCapability{{
+		Type: &csi.NodeServiceCapability_Rpc{Rpc: &csi.NodeServiceCapability_RPC{Type: csi.NodeServiceCapability_RPC_STAGE_UNSTAGE_VOLUME}},
+	}}}, nil
+}
+
+// NodeStageVolume implements csi.NodeServer: it clears a broken FUSE mount
+// left at fluid_path and labels the node so that the runtime's FUSE
+// DaemonSet starts a FUSE pod here (lazy FUSE). It is idempotent.
+func (d *Driver) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
+	id := req.GetVolumeId()
+	switch {
+	case id == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeStageVolume: volume ID is required")
+	case req.GetStagingTargetPath() == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeStageVolume: staging target path is required")
+	case req.GetVolumeCapability() == nil:
+		return nil, status.Error(codes.InvalidArgument, "NodeStageVolume: volume capability is required")
+	}
+	if err := checkCapabilities([]*csi.VolumeCapability{req.GetVolumeCapability()}); err != nil {
+		return nil, err
+	}
+	vc := req.GetVolumeContext()
+	fluidPath := vc[datav1alpha1.VolumeAttrFluidPath]
+	if fluidPath == "" {
+		return nil, status.Errorf(codes.InvalidArgument, "NodeStageVolume: volume %s has no %s attribute", id, datav1alpha1.VolumeAttrFluidPath)
+	}
+	if !d.volumes.tryLock(id) {
+		return nil, status.Errorf(codes.Aborted, "an operation on volume %s is in progress", id)
+	}
+	defer d.volumes.unlock(id)
+
+	if err := d.clearBrokenMount(fluidPath); err != nil {
+		return nil, status.Errorf(codes.Internal, "clearing the broken mount at %s: %v", fluidPath, err)
+	}
+	st := stagedVolume{FluidPath: fluidPath, LabelKey: vc[datav1alpha1.VolumeAttrNodeSelectorKey], CleanPolicy: vc[datav1alpha1.VolumeAttrFuseCleanPolicy]}
+	if err := d.saveState(id, st); err != nil {
+		return nil, status.Errorf(codes.Internal, "recording volume %s: %v", id, err)
+	}
+	if st.LabelKey != "" && d.cfg.Labeler != nil {
+		if err := d.cfg.Labeler.SetLabel(ctx, d.cfg.NodeID, st.LabelKey, "true"); err != nil {
+			return nil, status.Errorf(codes.Unavailable, "starting FUSE on node %s: %v", d.cfg.NodeID, err)
+		}
+	}
+	return &csi.NodeStageVolumeResponse{}, nil
+}
+
+// NodeUnstageVolume implements csi.NodeServer: it applies the FUSE clean
+// policy, removing the node label (so the FUSE pod goes away) when the
+// policy is OnDemand and no Pod on the node still uses the volume.
+func (d *Driver) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolumeRequest) (*csi.NodeUnstageVolumeResponse, error) {
+	id := req.GetVolumeId()
+	switch {
+	case id == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeUnstageVolume: volume ID is required")
+	case req.GetStagingTargetPath() == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeUnstageVolume: staging target path is required")
+	}
+	if !d.volumes.tryLock(id) {
+		return nil, status.Errorf(codes.Aborted, "an operation on volume %s is in progress", id)
+	}
+	defer d.volumes.unlock(id)
+	st, found, err := d.loadState(id)
+	if err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	if !found {
+		return &csi.NodeUnstageVolumeResponse{}, nil // never staged here, or already unstaged
+	}
+	if st.CleanPolicy == string(datav1alpha1.OnDemandCleanPolicy) && st.LabelKey != "" && d.cfg.Labeler != nil {
+		inUse, err := d.bindMountsOf(st.FluidPath)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "listing mounts: %v", err)
+		}
+		if len(inUse) > 0 {
+			return nil, status.Errorf(codes.FailedPrecondition, "volume %s is still bind-mounted at %v", id, inUse)
+		}
+		if err := d.cfg.Labeler.RemoveLabel(ctx, d.cfg.NodeID, st.LabelKey); err != nil {
+			return nil, status.Errorf(codes.Unavailable, "stopping FUSE on node %s: %v", d.cfg.NodeID, err)
+		}
+	}
+	if err := d.removeState(id); err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
+	return &csi.NodeUnstageVolumeResponse{}, nil
+}
+
+// NodePublishVolume implements csi.NodeServer: it waits until fluid_path is
+// a live FUSE mount, checks the sub-path, and bind-mounts
+// fluid_path[/fluid_sub_path] at the target, read-only when asked.
+func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
+	id, target := req.GetVolumeId(), req.GetTargetPath()
+	switch {
+	case id == "":
+		return nil, status.Error(codes.InvalidArgument, "NodePublishVolume: volume ID is required")
+	case target == "":
+		return nil, status.Error(codes.InvalidArgument, "NodePublishVolume: target path is required")
+	case req.GetVolumeCapability() == nil:
+		return nil, status.Error(codes.InvalidArgument, "NodePublishVolume: volume capability is required")
+	}
+	if err := checkCapabilities([]*csi.VolumeCapability{req.GetVolumeCapability()}); err != nil {
+		return nil, err
+	}
+	vc := req.GetVolumeContext()
+	fluidPath := vc[datav1alpha1.VolumeAttrFluidPath]
+	if fluidPath == "" {
+		return nil, status.Errorf(codes.InvalidArgument, "NodePublishVolume: volume %s has no %s attribute", id, datav1alpha1.VolumeAttrFluidPath)
+	}
+	if !d.targets.tryLock(target) {
+		return nil, status.Errorf(codes.Aborted, "an operation on %s is in progress", target)
+	}
+	defer d.targets.unlock(target)
+
+	if mounted, err := d.isMountPoint(target); err != nil {
+		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
+	} else if mounted {
+		return &csi.NodePublishVolumeResponse{}, nil
+	}
+	if err := d.waitForFuse(ctx, fluidPath); err != nil {
+		return nil, err
+	}
+	source := fluidPath
+	if sub := vc[datav1alpha1.VolumeAttrSubPath]; sub != "" {
+		source = filepath.Join(fluidPath, filepath.Clean("/"+sub))
+	}
+	if _, err := os.Stat(source); err != nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "the dataset's sub-path %s is not there: %v", source, err)
+	}
+	if err := os.MkdirAll(target, 0o750); err != nil {
+		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
+	}
+	opts := []string{"bind"}
+	if req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY {
+		opts = append(opts, "ro")
+	}
+	if err := d.cfg.Mounter.Mount(source, target, "", opts); err != nil {
+		return nil, status.Errorf(codes.Internal, "bind-mounting %s at %s: %v", source, target, err)
+	}
+	return &csi.NodePublishVolumeResponse{}, nil
+}
+
+// NodeUnpublishVolume implements csi.NodeServer: it unmounts every mount
+// stacked at the target (recovery may have stacked several) and removes it.
+func (d *Driver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
+	id, target := req.GetVolumeId(), req.GetTargetPath()
+	switch {
+	case id == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeUnpublishVolume: volume ID is required")
+	case target == "":
+		return nil, status.Error(codes.InvalidArgument, "NodeUnpublishVolume: target path is required")
+	}
+	if !d.targets.tryLock(target) {
+		return nil, status.Errorf(codes.Aborted, "an operation on %s is in progress", target)
+	}
+	defer d.targets.unlock(target)
+	if err := d.unmountAll(target); err != nil {
+		return nil, status.Errorf(codes.Internal, "unmounting %s: %v", target, err)
+	}
+	if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, status.Errorf(codes.Internal, "removing %s: %v", target, err)
+	}
+	return &csi.NodeUnpublishVolumeResponse{}, nil
+}
+
+// isMountPoint reports whether path is a mount point; a missing path is not.
+func (d *Driver) isMountPoint(path string) (bool, error) {
+	notMnt, err := d.cfg.Mounter.IsLikelyNotMountPoint(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	case mount.IsCorruptedMnt(err):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return !notMnt, nil
+}
+
+// unmountAll unmounts path until it is no longer a mount point.
+func (d *Driver) unmountAll(path string) error {
+	for range 64 {
+		mounted, err := d.isMountPoint(path)
+		if err != nil || !mounted {
+			return err
+		}
+		if err := d.cfg.Mounter.Unmount(path); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%s is still mounted after 64 unmounts", path)
+}
