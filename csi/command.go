@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	mount "k8s.io/mount-utils"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -19,6 +18,8 @@ func NewCommand() *cobra.Command {
 	var (
 		cfg        = Config{StateDir: "/var/lib/sluice/csi", PublishTimeout: 30 * time.Second}
 		kubeconfig string
+		recovery   = 5 * time.Second
+		registrar  = Registrar{DriverName: DriverName}
 		zapOpts    zap.Options
 	)
 	cmd := &cobra.Command{
@@ -27,7 +28,7 @@ func NewCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
-			cfg.Mounter = mount.New("")
+			cfg.Mounter = NewSyscallMounter()
 			if _, err := New(cfg); err != nil { // check the flags before touching the cluster
 				return err
 			}
@@ -40,12 +41,25 @@ func NewCommand() *cobra.Command {
 				return err
 			}
 			cfg.Labeler = &KubeLabeler{Client: cs}
+			cfg.Events = &KubeEvents{Client: cs, Node: cfg.NodeID}
 			d, err := New(cfg)
 			if err != nil {
 				return err
 			}
-			ctrl.Log.WithName("csi").Info("serving", "driver", cfg.Name, "node", cfg.NodeID, "endpoint", cfg.Endpoint)
-			return d.Serve(ctrl.SetupSignalHandler())
+			ctx := ctrl.SetupSignalHandler()
+			if recovery > 0 {
+				go d.RunRecovery(ctx, recovery)
+			}
+			if registrar.Dir != "" {
+				registrar.DriverName = cfg.Name
+				go func() {
+					if err := registrar.Serve(ctx); err != nil {
+						ctrl.Log.WithName("csi-registration").Error(err, "registration server stopped")
+					}
+				}()
+			}
+			ctrl.Log.WithName("csi").Info("serving", "driver", cfg.Name, "node", cfg.NodeID, "endpoint", cfg.Endpoint, "recoveryInterval", recovery)
+			return d.Serve(ctx)
 		},
 	}
 	fs := cmd.Flags()
@@ -53,6 +67,9 @@ func NewCommand() *cobra.Command {
 	fs.StringVar(&cfg.NodeID, "nodeid", "", "this node's name")
 	fs.StringVar(&cfg.StateDir, "state-dir", cfg.StateDir, "directory for staged-volume state (a hostPath, so it survives restarts)")
 	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", cfg.PublishTimeout, "how long NodePublishVolume waits for the dataset's FUSE mount")
+	fs.DurationVar(&recovery, "recovery-interval", recovery, "how often FUSE recovery re-binds mounts whose FUSE restarted (0 disables it)")
+	fs.StringVar(&registrar.Dir, "registration-dir", "", "the kubelet's plugin registry (e.g. /var/lib/kubelet/plugins_registry): register there instead of through node-driver-registrar")
+	fs.StringVar(&registrar.Endpoint, "kubelet-endpoint", "/var/lib/kubelet/plugins/"+DriverName+"/csi.sock", "the CSI socket as the kubelet sees it, for registration")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig for labelling nodes (default: in-cluster config)")
 	fs.StringVar(&cfg.Version, "driver-version", "", "version reported by GetPluginInfo")
 	goflags := flag.NewFlagSet("zap", flag.ContinueOnError)

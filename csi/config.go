@@ -32,6 +32,11 @@ type Config struct {
 	PublishTimeout time.Duration
 	// PollInterval is how often the FUSE mount is looked for.
 	PollInterval time.Duration
+	// Events records FUSE recovery events on Pods; nil records none.
+	Events EventSink
+	// MountInfoPath is read to find the bind mounts of a FUSE mount;
+	// default /proc/self/mountinfo.
+	MountInfoPath string
 }
 
 func (c *Config) defaults() {
@@ -43,6 +48,9 @@ func (c *Config) defaults() {
 	}
 	if c.PublishTimeout == 0 {
 		c.PublishTimeout = 30 * time.Second
+	}
+	if c.MountInfoPath == "" {
+		c.MountInfoPath = "/proc/self/mountinfo"
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 200 * time.Millisecond

@@ -67,27 +67,28 @@ func (d *Driver) clearBrokenMount(path string) error {
 	return d.cfg.Mounter.Unmount(path)
 }
 
-// bindMountsOf returns the mount points other than source itself whose
-// device is the FUSE file system mounted at source, i.e. Pods' bind mounts.
+// bindMountsOf returns the other mount points of the file system mounted at
+// source (same device number in mountinfo), i.e. Pods' bind mounts of it.
+// Device names are no help: every FUSE mount of one engine has the same.
 func (d *Driver) bindMountsOf(source string) ([]string, error) {
-	mps, err := d.cfg.Mounter.List()
+	infos, err := mount.ParseMountInfo(d.cfg.MountInfoPath)
 	if err != nil {
 		return nil, err
 	}
-	var dev string
 	clean := filepath.Clean(source)
-	for _, mp := range mps {
-		if filepath.Clean(mp.Path) == clean {
-			dev = mp.Device
+	major, minor, found := 0, 0, false
+	for _, mi := range infos {
+		if filepath.Clean(mi.MountPoint) == clean {
+			major, minor, found = mi.Major, mi.Minor, true
 		}
 	}
-	if dev == "" {
+	if !found {
 		return nil, nil
 	}
 	var out []string
-	for _, mp := range mps {
-		if mp.Device == dev && filepath.Clean(mp.Path) != clean && isFuse(mp.Type) {
-			out = append(out, mp.Path)
+	for _, mi := range infos {
+		if mi.Major == major && mi.Minor == minor && filepath.Clean(mi.MountPoint) != clean {
+			out = append(out, mi.MountPoint)
 		}
 	}
 	return out, nil

@@ -15,6 +15,12 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
+// Pod information the kubelet adds to the volume context (podInfoOnMount).
+const (
+	podNamespaceKey = "csi.storage.k8s.io/pod.namespace"
+	podNameKey      = "csi.storage.k8s.io/pod.name"
+)
+
 // NodeGetInfo implements csi.NodeServer.
 func (d *Driver) NodeGetInfo(context.Context, *csi.NodeGetInfoRequest) (*csi.NodeGetInfoResponse, error) {
 	return &csi.NodeGetInfoResponse{NodeId: d.cfg.NodeID}, nil
@@ -153,12 +159,18 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if err := os.MkdirAll(target, 0o750); err != nil {
 		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
 	}
+	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
 	opts := []string{"bind"}
-	if req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY {
+	if readOnly {
 		opts = append(opts, "ro")
 	}
 	if err := d.cfg.Mounter.Mount(source, target, "", opts); err != nil {
 		return nil, status.Errorf(codes.Internal, "bind-mounting %s at %s: %v", source, target, err)
+	}
+	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
+		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey]}
+	if err := d.savePublished(rec); err != nil {
+		return nil, status.Errorf(codes.Internal, "recording the mount at %s: %v", target, err)
 	}
 	return &csi.NodePublishVolumeResponse{}, nil
 }
@@ -182,6 +194,9 @@ func (d *Driver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVo
 	}
 	if err := os.Remove(target); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, status.Errorf(codes.Internal, "removing %s: %v", target, err)
+	}
+	if err := d.removePublished(target); err != nil {
+		return nil, status.Errorf(codes.Internal, "forgetting the mount at %s: %v", target, err)
 	}
 	return &csi.NodeUnpublishVolumeResponse{}, nil
 }

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	mount "k8s.io/mount-utils"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/csi"
@@ -24,6 +23,9 @@ const nodeName = "node-1"
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
+	if os.Getenv(fuseDirEnv) != "" { // a FUSE helper process needs no control plane
+		os.Exit(m.Run())
+	}
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
 		return e.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName}})
 	}))
@@ -49,7 +51,7 @@ func startDriver(t *testing.T) (endpoint string, d *csi.Driver) {
 		t.Fatal(err)
 	}
 	d, err = csi.New(csi.Config{
-		NodeID: nodeName, Endpoint: "unix://" + socket, Mounter: mount.New(""),
+		NodeID: nodeName, Endpoint: "unix://" + socket, Mounter: csi.NewSyscallMounter(),
 		Labeler: &csi.KubeLabeler{Client: cs}, StateDir: filepath.Join(dir, "state"),
 		PublishTimeout: 5 * time.Second, PollInterval: 50 * time.Millisecond,
 	})
