@@ -11,10 +11,14 @@ import (
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	corev1 "k8s.io/api/core/v1"
 	mount "k8s.io/mount-utils"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	csidriver "github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/tests/fusefs"
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 const fuseDirEnv = "SLUICE_TEST_FUSE_DIR"
@@ -95,7 +99,9 @@ func TestRecoveryAfterFuseRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := startFuse(t, fuseDir)
-	vc := map[string]string{datav1alpha1.VolumeAttrFluidPath: fuseDir}
+	podNS := env.Namespace(t)
+	vc := map[string]string{datav1alpha1.VolumeAttrFluidPath: fuseDir,
+		"csi.storage.k8s.io/pod.namespace": podNS, "csi.storage.k8s.io/pod.name": "reader"}
 	pub := &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: target, VolumeContext: vc,
 		VolumeCapability: &csi.VolumeCapability{AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
 			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}}}
@@ -144,5 +150,16 @@ func TestRecoveryAfterFuseRestart(t *testing.T) {
 	t.Logf("target served data again %v after the FUSE restart", time.Since(restart))
 	if n := mountsAt(t, target); n != 1 {
 		t.Fatalf("%d mounts at the target after recovery, want 1", n)
+	}
+	events := &corev1.EventList{}
+	if err := env.Client.List(testenv.Context(t), events, client.InNamespace(podNS)); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range events.Items {
+		found = found || (e.Reason == csidriver.ReasonFuseRecovered && e.InvolvedObject.Name == "reader")
+	}
+	if !found {
+		t.Fatalf("no %s event on the Pod: %v", csidriver.ReasonFuseRecovered, events.Items)
 	}
 }
