@@ -1,0 +1,133 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+	kubefake "helm.sh/helm/v3/pkg/kube/fake"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+// Client runs Helm actions for the releases of one namespace.
+type Client struct {
+	cfg       *action.Configuration
+	namespace string
+	// Timeout bounds each install, upgrade and rollback.
+	Timeout time.Duration
+}
+
+// NewClient returns a Client for a cluster, storing releases in Secrets of
+// the namespace (Helm's default driver).
+func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log func(string, ...any)) (*Client, error) {
+	cfg := &action.Configuration{}
+	if err := cfg.Init(getter, namespace, "secret", log); err != nil {
+		return nil, fmt.Errorf("initialising Helm for namespace %s: %w", namespace, err)
+	}
+	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute}, nil
+}
+
+// NewMemoryClient returns a Client that keeps releases in memory and only
+// renders manifests, for tests and offline rendering. kube may be nil (a
+// client that accepts everything) or a kubefake.FailingKubeClient.
+func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client {
+	var kc = &kubefake.FailingKubeClient{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}}
+	if kube != nil {
+		kc = kube
+	}
+	return &Client{
+		cfg: &action.Configuration{
+			Releases: storage.Init(driver.NewMemory()), KubeClient: kc,
+			Capabilities: chartutil.DefaultCapabilities, Log: func(string, ...any) {},
+		},
+		namespace: namespace,
+		Timeout:   time.Minute,
+	}
+}
+
+// Latest returns the latest revision of a release, or nil if there is none.
+func (c *Client) Latest(name string) (*release.Release, error) {
+	rel, err := action.NewGet(c.cfg).Run(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading release %s: %w", name, err)
+	}
+	return rel, nil
+}
+
+// Install installs a release.
+func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	in := action.NewInstall(c.cfg)
+	in.ReleaseName, in.Namespace, in.Timeout = name, c.namespace, c.Timeout
+	rel, err := in.RunWithContext(ctx, d.Chart, d.Values)
+	if err != nil {
+		return rel, fmt.Errorf("installing release %s: %w", name, err)
+	}
+	return rel, nil
+}
+
+// Upgrade upgrades a release to the desired chart and values (the values
+// replace the old ones: no reuse or reset).
+func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	up := action.NewUpgrade(c.cfg)
+	up.Namespace, up.Timeout = c.namespace, c.Timeout
+	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
+	if err != nil {
+		return rel, fmt.Errorf("upgrading release %s: %w", name, err)
+	}
+	return rel, nil
+}
+
+// Rollback rolls a release back to its previous revision.
+func (c *Client) Rollback(name string) error {
+	rb := action.NewRollback(c.cfg)
+	rb.Timeout = c.Timeout
+	if err := rb.Run(name); err != nil {
+		return fmt.Errorf("rolling back release %s: %w", name, err)
+	}
+	return nil
+}
+
+// Uninstall removes a release; an absent release is not an error.
+func (c *Client) Uninstall(name string) error {
+	un := action.NewUninstall(c.cfg)
+	un.Timeout = c.Timeout
+	if _, err := un.Run(name); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		return fmt.Errorf("uninstalling release %s: %w", name, err)
+	}
+	return nil
+}
+
+// Ensure moves a release one step towards the desired chart and values: it
+// classifies the latest revision and runs the next action. It returns the
+// state it found and the action it took.
+func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Action, error) {
+	rel, err := c.Latest(name)
+	if err != nil {
+		return "", "", err
+	}
+	state := Classify(rel, d)
+	act := Next(state, rel)
+	switch act {
+	case ActionInstall:
+		_, err = c.Install(ctx, name, d)
+	case ActionUpgrade:
+		_, err = c.Upgrade(ctx, name, d)
+	case ActionRollback:
+		err = c.Rollback(name)
+	case ActionReinstall:
+		if err = c.Uninstall(name); err == nil {
+			_, err = c.Install(ctx, name, d)
+		}
+	}
+	return state, act, err
+}

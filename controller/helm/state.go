@@ -1,0 +1,114 @@
+package helm
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// State classifies a release against what is desired.
+type State string
+
+const (
+	// Absent: no release of that name exists.
+	Absent State = "Absent"
+	// Pending: an install, upgrade or rollback is in progress.
+	Pending State = "Pending"
+	// Failed: the latest revision failed.
+	Failed State = "Failed"
+	// OutOfSync: deployed, but with another chart version or other values.
+	OutOfSync State = "OutOfSync"
+	// InSync: deployed with the desired chart and values.
+	InSync State = "InSync"
+)
+
+// Action is what to do about a state.
+type Action string
+
+const (
+	// ActionInstall installs the release.
+	ActionInstall Action = "Install"
+	// ActionUpgrade upgrades the release to the desired chart and values.
+	ActionUpgrade Action = "Upgrade"
+	// ActionRollback rolls back to the last good revision.
+	ActionRollback Action = "Rollback"
+	// ActionReinstall uninstalls a release that never deployed, then installs.
+	ActionReinstall Action = "Reinstall"
+	// ActionWait waits for an operation in progress.
+	ActionWait Action = "Wait"
+	// ActionNone does nothing.
+	ActionNone Action = "None"
+)
+
+// Desired is the chart and values a release should have.
+type Desired struct {
+	Chart  *chart.Chart
+	Values map[string]any
+}
+
+// Classify returns the state of rel (nil: absent) against desired.
+func Classify(rel *release.Release, desired Desired) State {
+	switch {
+	case rel == nil || rel.Info == nil:
+		return Absent
+	case rel.Info.Status.IsPending():
+		return Pending
+	case rel.Info.Status == release.StatusFailed:
+		return Failed
+	case rel.Info.Status != release.StatusDeployed:
+		return OutOfSync // superseded, uninstalled, unknown: deploy again
+	case !sameChart(rel.Chart, desired.Chart) || !sameValues(rel.Config, desired.Values):
+		return OutOfSync
+	}
+	return InSync
+}
+
+// Next returns the action for a state. A failed release rolls back when an
+// earlier revision deployed (history has more than the failed one), and is
+// reinstalled when it never did.
+func Next(state State, rel *release.Release) Action {
+	switch state {
+	case Absent:
+		return ActionInstall
+	case Pending:
+		return ActionWait
+	case Failed:
+		if rel != nil && rel.Version > 1 {
+			return ActionRollback
+		}
+		return ActionReinstall
+	case OutOfSync:
+		return ActionUpgrade
+	}
+	return ActionNone
+}
+
+func sameChart(a, b *chart.Chart) bool {
+	if a == nil || b == nil || a.Metadata == nil || b.Metadata == nil {
+		return a == b
+	}
+	return a.Metadata.Name == b.Metadata.Name && a.Metadata.Version == b.Metadata.Version
+}
+
+// sameValues compares values the way they are stored: as JSON, so that an
+// int and the float64 it becomes after a round trip compare equal.
+func sameValues(a, b map[string]any) bool {
+	return reflect.DeepEqual(normalise(a), normalise(b))
+}
+
+func normalise(m map[string]any) any {
+	if len(m) == 0 {
+		return map[string]any{}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return m
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return m
+	}
+	return out
+}
