@@ -1,0 +1,3 @@
+// Package charts embeds the Helm charts Sluice installs for each engine, so
+// that the binary carries them (no chart directory on the controller's image).
+package charts

@@ -1,0 +1,81 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/releaseutil"
+)
+
+// LoadChart loads a chart from its files (rooted at Chart.yaml), e.g. an
+// engine's embedded chart.
+func LoadChart(fsys fs.FS) (*chart.Chart, error) {
+	var files []*loader.BufferedFile
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, &loader.BufferedFile{Name: p, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("loading chart: %w", err)
+	}
+	return c, nil
+}
+
+// Render renders a chart as `helm template` would, with the Helm SDK, and
+// returns the manifests by template file name.
+func Render(ctx context.Context, c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+	cl := NewMemoryClient(namespace, nil)
+	in := action.NewInstall(cl.cfg)
+	in.ReleaseName, in.Namespace, in.DryRun, in.ClientOnly, in.Replace = release, namespace, true, true, true
+	rel, err := in.RunWithContext(ctx, c, values)
+	if err != nil {
+		return nil, fmt.Errorf("rendering chart %s: %w", c.Name(), err)
+	}
+	out := map[string]string{}
+	for name, manifest := range releaseutil.SplitManifests(rel.Manifest) {
+		src := sourceOf(manifest)
+		if src == "" {
+			src = name
+		}
+		out[src] += manifest + "\n"
+	}
+	return out, nil
+}
+
+// sourceOf reads the "# Source: <chart>/templates/x.yaml" header Helm writes.
+func sourceOf(manifest string) string {
+	for _, line := range strings.Split(manifest, "\n") {
+		if rest, ok := strings.CutPrefix(line, "# Source: "); ok {
+			parts := strings.SplitN(rest, "/", 2)
+			return parts[len(parts)-1]
+		}
+	}
+	return ""
+}
+
+// SortedKeys returns the keys of rendered manifests in order.
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

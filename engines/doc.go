@@ -1,0 +1,4 @@
+// Package engines defines the small interface every cache engine
+// implements: the chart and values for a runtime, and the data operations it
+// supports. One package per engine implements it.
+package engines

@@ -1,0 +1,44 @@
+package engines
+
+import (
+	"fmt"
+	"io/fs"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// Engine turns a runtime into a Helm release.
+type Engine interface {
+	// Type is the runtime type recorded in a Dataset's status.runtimes.
+	Type() string
+	// Chart is the engine's Helm chart (its files, rooted at Chart.yaml).
+	Chart() fs.FS
+	// Values are the chart values for the runtime serving the Dataset.
+	// Secret values never appear in them, only Secret references.
+	Values(ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error)
+	// Operations are the data-operation kinds the engine runs.
+	Operations() []datav1alpha1.OperationKind
+}
+
+// Error is an engine failure with the condition reason the reconciler sets.
+type Error struct {
+	Reason string
+	Err    error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reasons engines report.
+const (
+	// ReasonInvalidSpec: the runtime or Dataset cannot be turned into a release.
+	ReasonInvalidSpec = "InvalidSpec"
+)
+
+// Invalid returns an Error with ReasonInvalidSpec.
+func Invalid(format string, args ...any) error {
+	return &Error{Reason: ReasonInvalidSpec, Err: fmt.Errorf(format, args...)}
+}

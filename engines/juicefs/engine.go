@@ -1,0 +1,151 @@
+package juicefs
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/charts"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// Engine is the JuiceFS engine.
+type Engine struct{}
+
+var _ engines.Engine = Engine{}
+
+// Type implements engines.Engine.
+func (Engine) Type() string { return "juicefs" }
+
+// Chart implements engines.Engine.
+func (Engine) Chart() fs.FS { return charts.JuiceFS }
+
+// Operations implements engines.Engine.
+func (Engine) Operations() []datav1alpha1.OperationKind {
+	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataMigrateKind, datav1alpha1.DataProcessKind}
+}
+
+// MountRoot is where FUSE mounts datasets on nodes.
+const MountRoot = "/runtime-mnt/juicefs"
+
+// FusePath is the host directory of a dataset's FUSE mount (fluid_path).
+func FusePath(namespace, name string) string {
+	return fmt.Sprintf("%s/%s/%s/juicefs-fuse", MountRoot, namespace, name)
+}
+
+// Values implements engines.Engine.
+func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
+	if !ok {
+		return nil, engines.Invalid("the JuiceFS engine serves JuiceFSRuntimes, not %T", obj)
+	}
+	if len(ds.Spec.Mounts) == 0 {
+		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
+	}
+	src := ds.Spec.Mounts[0]
+	secretEnv := []map[string]any{}
+	for _, eo := range append(append([]datav1alpha1.EncryptOption{}, ds.Spec.SharedEncryptOptions...), src.EncryptOptions...) {
+		secretEnv = append(secretEnv, map[string]any{"name": envName(eo.Name), "secret": eo.ValueFrom.SecretKeyRef.Name, "key": eo.ValueFrom.SecretKeyRef.Key})
+	}
+	cache, err := cacheValues(rt.Spec.TieredStore)
+	if err != nil {
+		return nil, err
+	}
+	image := map[string]any{"repository": "juicedata/juicefs-fuse", "tag": "ce-v1.2.1", "pullPolicy": "IfNotPresent"}
+	if v := rt.Spec.JuiceFSVersion; v.Image != "" {
+		image["repository"] = v.Image
+	}
+	if v := rt.Spec.JuiceFSVersion; v.ImageTag != "" {
+		image["tag"] = v.ImageTag
+	}
+	if v := rt.Spec.JuiceFSVersion; v.ImagePullPolicy != "" {
+		image["pullPolicy"] = v.ImagePullPolicy
+	}
+	placement := string(ds.Spec.Placement)
+	if placement == "" {
+		placement = string(datav1alpha1.ExclusiveMode)
+	}
+	key := datav1alpha1.KeyOf(ds)
+	fusePath := FusePath(ds.Namespace, ds.Name)
+	values := map[string]any{
+		"name": rt.Name, "namespace": rt.Namespace, "image": image, "placement": placement,
+		"source":      map[string]any{"mountPoint": src.MountPoint, "options": mergeOptions(ds.Spec.SharedOptions, src.Options), "secretEnv": secretEnv},
+		"cache":       cache,
+		"worker":      component(rt.Spec.Worker.Resources, rt.Spec.Worker.NodeSelector, rt.Spec.Worker.Env, rt.Spec.Worker.Options, rt.Spec.Worker.PodMetadata, rt.Spec.Worker.NetworkMode == datav1alpha1.HostNetworkMode),
+		"fuse":        component(rt.Spec.Fuse.Resources, rt.Spec.Fuse.NodeSelector, rt.Spec.Fuse.Env, rt.Spec.Fuse.Options, rt.Spec.Fuse.PodMetadata, rt.Spec.Fuse.NetworkMode != datav1alpha1.ContainerNetworkMode),
+		"tolerations": ds.Spec.Tolerations,
+	}
+	values["worker"].(map[string]any)["replicas"] = rt.Spec.Replicas
+	fuse := values["fuse"].(map[string]any)
+	fuse["labelKey"], fuse["hostPath"], fuse["mountPath"] = key.FuseLabelKey(), strings.TrimSuffix(fusePath, "/juicefs-fuse"), fusePath
+	if ds.Spec.NodeAffinity != nil && ds.Spec.NodeAffinity.Required != nil {
+		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required
+	}
+	return toPlain(values)
+}
+
+// cacheValues turns levels[0] (the only level JuiceFS uses) into cache
+// directories; the tier's quota is split evenly over its paths.
+func cacheValues(ts datav1alpha1.TieredStore) ([]map[string]any, error) {
+	out := []map[string]any{}
+	if len(ts.Levels) == 0 {
+		return out, nil
+	}
+	l := ts.Levels[0]
+	paths := strings.Split(l.Path, ",")
+	var quotaMiB int64
+	if l.Quota != nil {
+		quotaMiB = l.Quota.Value() / (1 << 20)
+	}
+	if quotaMiB <= 0 {
+		return nil, engines.Invalid("tieredstore.levels[0]: JuiceFS needs a quota of at least 1MiB")
+	}
+	volType := string(l.VolumeType)
+	if volType == "" {
+		volType = string(datav1alpha1.VolumeTypeHostPath)
+	}
+	for i, p := range paths {
+		out = append(out, map[string]any{"name": fmt.Sprintf("cache-%d", i), "path": strings.TrimSpace(p), "type": volType, "quotaMiB": quotaMiB})
+	}
+	return out, nil
+}
+
+func component(res corev1.ResourceRequirements, sel map[string]string, env []corev1.EnvVar, opts map[string]string, pm datav1alpha1.PodMetadata, hostNetwork bool) map[string]any {
+	return map[string]any{
+		"resources": res, "nodeSelector": sel, "env": env, "options": opts, "hostNetwork": hostNetwork,
+		"podMetadata": map[string]any{"labels": pm.Labels, "annotations": pm.Annotations},
+	}
+}
+
+func mergeOptions(shared, own map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range shared {
+		out[k] = v
+	}
+	for k, v := range own {
+		out[k] = v
+	}
+	return out
+}
+
+// envName turns an encrypt option name (metaurl, access-key) into an
+// environment variable name (METAURL, ACCESS_KEY).
+func envName(s string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
+}
+
+// toPlain round-trips values through JSON so that they hold only maps,
+// lists and scalars, as Helm stores them.
+func toPlain(v map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(data, &out)
+}

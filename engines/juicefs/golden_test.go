@@ -1,0 +1,148 @@
+package juicefs_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/juicefs"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func sample() (*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime) {
+	quota := resource.MustParse("40Gi")
+	ds := &datav1alpha1.Dataset{
+		ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a", UID: "0f6c3b1e-5d0e-4f7e-9a51-3c1f0e6d2a11"},
+		Spec: datav1alpha1.DatasetSpec{
+			Mounts: []datav1alpha1.Mount{{MountPoint: "juicefs:///imagenet", Name: "imagenet", Options: map[string]string{"bucket": "http://minio:9000/jfs"},
+				EncryptOptions: []datav1alpha1.EncryptOption{{Name: "metaurl", ValueFrom: datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: "jfs-secret", Key: "metaurl"}}}}}},
+			Placement:   datav1alpha1.ShareMode,
+			Tolerations: []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			NodeAffinity: &datav1alpha1.CacheableNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"nvme"}}}}}}},
+		},
+	}
+	rt := &datav1alpha1.JuiceFSRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"},
+		Spec: datav1alpha1.JuiceFSRuntimeSpec{
+			Replicas:    2,
+			TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{{MediumType: datav1alpha1.SSD, Path: "/mnt/cache1,/mnt/cache2", Quota: &quota}}},
+			Worker:      datav1alpha1.JuiceFSCompTemplateSpec{Options: map[string]string{"free-space-ratio": "0.1"}},
+			Fuse:        datav1alpha1.JuiceFSFuseSpec{Options: map[string]string{"attr-cache": "7200"}, NodeSelector: map[string]string{"gpu": "true"}},
+		},
+	}
+	return ds, rt
+}
+
+// TestChartGolden renders the JuiceFS chart with the Helm SDK for a sample
+// Dataset and runtime and compares it with testdata/golden (go test
+// -update rewrites them after a deliberate change).
+func TestChartGolden(t *testing.T) {
+	ds, rt := sample()
+	values, err := juicefs.Engine{}.Values(ds, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := helm.LoadChart(juicefs.Engine{}.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, values, "imagenet", "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 {
+		t.Fatalf("rendered %v, want the worker StatefulSet and the FUSE DaemonSet", helm.SortedKeys(out))
+	}
+	for _, name := range helm.SortedKeys(out) {
+		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
+		if *update {
+			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create it)", err)
+		}
+		if diff := cmp.Diff(string(want), out[name]); diff != "" {
+			t.Errorf("%s differs from %s (-golden +rendered):\n%s", name, golden, diff)
+		}
+	}
+}
+
+// TestRenderedObjectsMeanWhatTheSpecSays decodes the rendered objects and
+// checks the properties the rest of Sluice relies on.
+func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
+	ds, rt := sample()
+	values, err := juicefs.Engine{}.Values(ds, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := helm.LoadChart(juicefs.Engine{}.Chart())
+	out, err := helm.Render(context.Background(), c, values, "imagenet", "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sts, dsf := &appsv1.StatefulSet{}, &appsv1.DaemonSet{}
+	if err := yaml.UnmarshalStrict([]byte(out["templates/worker-statefulset.yaml"]), sts); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(out["templates/fuse-daemonset.yaml"]), dsf); err != nil {
+		t.Fatal(err)
+	}
+	if *sts.Spec.Replicas != 2 || len(sts.Spec.Template.Spec.Volumes) != 2 {
+		t.Errorf("workers: replicas %d, volumes %v", *sts.Spec.Replicas, sts.Spec.Template.Spec.Volumes)
+	}
+	if sel := dsf.Spec.Template.Spec.NodeSelector; sel["fluid.io/f-team-a-imagenet"] != "true" || sel["gpu"] != "true" {
+		t.Errorf("FUSE nodeSelector = %v", sel)
+	}
+	if dsf.Name != "imagenet"+datav1alpha1.FuseDaemonSetSuffix {
+		t.Errorf("FUSE DaemonSet is %q; the webhook looks for <runtime>%s", dsf.Name, datav1alpha1.FuseDaemonSetSuffix)
+	}
+	env := sts.Spec.Template.Spec.Containers[0].Env
+	if len(env) != 1 || env[0].ValueFrom == nil || env[0].ValueFrom.SecretKeyRef.Name != "jfs-secret" {
+		t.Errorf("the metaurl must come from the Secret by reference: %+v", env)
+	}
+	for _, m := range out {
+		if strings.Contains(m, "metaurl:") || strings.Contains(m, "redis://") {
+			t.Errorf("a secret value reached a manifest:\n%s", m)
+		}
+	}
+	if a := sts.Spec.Template.Spec.Affinity; a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution == nil || a.NodeAffinity == nil {
+		t.Errorf("shared placement and dataset node affinity not rendered: %+v", a)
+	}
+	if !strings.Contains(sts.Spec.Template.Spec.Containers[0].Args[0], "--cache-dir=/mnt/cache1:/mnt/cache2 --cache-size=40960") {
+		t.Errorf("cache args: %q", sts.Spec.Template.Spec.Containers[0].Args[0])
+	}
+}
+
+func TestValuesRejectWhatCannotRun(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Mounts = nil
+	if _, err := (juicefs.Engine{}).Values(ds, rt); err == nil {
+		t.Error("a dataset without mounts must be rejected")
+	}
+	ds, rt = sample()
+	rt.Spec.TieredStore.Levels[0].Quota = nil
+	if _, err := (juicefs.Engine{}).Values(ds, rt); err == nil {
+		t.Error("a cache without quota must be rejected")
+	}
+	if _, err := (juicefs.Engine{}).Values(ds, &datav1alpha1.AlluxioRuntime{}); err == nil {
+		t.Error("another runtime kind must be rejected")
+	}
+}
