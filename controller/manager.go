@@ -12,7 +12,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/dataops"
+	"github.com/sluice-data/sluice/controller/runtime"
+	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
@@ -64,6 +67,14 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	ops := &dataops.Reconcilers{Client: mgr.GetClient(), Live: live, Conflicts: conflicts, Grace: o.ClaimGracePeriod}
 	if err := ops.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the data-operation reconcilers: %w", err)
+	}
+	helmClients := &helmClients{cfg: cfg}
+	jfs := &runtime.Reconciler{
+		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
+		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: "fuse.juicefs", FusePath: juicefs.FusePath,
+	}
+	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {
+		return nil, fmt.Errorf("setting up the JuiceFS runtime reconciler: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err

@@ -1,0 +1,35 @@
+package controller
+
+import (
+	"sync"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/sluice-data/sluice/controller/helm"
+)
+
+// helmClients keeps one Helm client per namespace.
+type helmClients struct {
+	cfg *rest.Config
+	mu  sync.Mutex
+	by  map[string]*helm.Client
+}
+
+func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c, ok := h.by[ns]; ok {
+		return c, nil
+	}
+	log := ctrl.Log.WithName("helm").WithValues("namespace", ns)
+	c, err := helm.NewClientForConfig(h.cfg, ns, func(format string, args ...any) { log.V(1).Info(format, "args", args) })
+	if err != nil {
+		return nil, err
+	}
+	if h.by == nil {
+		h.by = map[string]*helm.Client{}
+	}
+	h.by[ns] = c
+	return c, nil
+}

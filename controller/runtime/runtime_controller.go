@@ -1,0 +1,227 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// Reconciler reconciles one runtime kind with one engine.
+type Reconciler struct {
+	// Client is the manager's client.
+	Client client.Client
+	// NewObject returns a new object of the runtime kind.
+	NewObject func() client.Object
+	// Engine renders the runtime's release.
+	Engine engines.Engine
+	// Helm returns the Helm client for a namespace.
+	Helm func(namespace string) (*helm.Client, error)
+	// MountType is the FUSE file-system type recorded on PVs, e.g. fuse.juicefs.
+	MountType string
+	// FusePath returns the host directory of a dataset's FUSE mount.
+	FusePath func(namespace, name string) string
+}
+
+const waitWorkers = 5 * time.Second
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	rt := r.NewObject()
+	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !rt.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, r.delete(ctx, rt)
+	}
+	if controllerutil.AddFinalizer(rt, Finalizer) {
+		if err := r.Client.Update(ctx, rt); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	ds := &datav1alpha1.Dataset{}
+	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{RequeueAfter: 10 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset "+req.String())
+		}
+		return ctrl.Result{}, err
+	}
+	if other := boundElsewhere(ds, rt, r.Engine.Type()); other != "" {
+		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonDatasetBound, fmt.Sprintf("Dataset %s is bound to %s", req, other))
+	}
+	values, err := r.Engine.Values(ds, rt)
+	var engErr *engines.Error
+	if errors.As(err, &engErr) {
+		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, engErr.Reason, engErr.Error())
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+	chart, err := helm.LoadChart(r.Engine.Chart())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	hc, err := r.Helm(rt.GetNamespace())
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	log := ctrl.LoggerFrom(ctx)
+	state, act, err := hc.Ensure(ctx, rt.GetName(), helm.Desired{Chart: chart, Values: values})
+	if act != helm.ActionNone {
+		log.Info("engine release", "state", state, "action", act)
+	}
+	if err != nil {
+		return ctrl.Result{RequeueAfter: 15 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonReleaseFailed, err.Error())
+	}
+	ready, err := r.observeWorkers(ctx, rt)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !ready {
+		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonWorkersNotReady, "waiting for the cache workers")
+	}
+	if err := r.ensureVolumes(ctx, ds, rt); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.bind(ctx, ds, rt); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
+}
+
+// boundElsewhere names the runtime the Dataset is bound to, if not this one.
+func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType string) string {
+	for _, r := range ds.Status.Runtimes {
+		if r.Name != rt.GetName() || r.Type != runtimeType {
+			return r.Type + " runtime " + r.Name
+		}
+	}
+	return ""
+}
+
+// observeWorkers copies the worker StatefulSet's counts into the runtime's
+// status and reports whether every desired worker is ready.
+func (r *Reconciler) observeWorkers(ctx context.Context, rt client.Object) (bool, error) {
+	sts := &appsv1.StatefulSet{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: rt.GetNamespace(), Name: rt.GetName() + "-worker"}, sts); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	desired := int32(1)
+	if sts.Spec.Replicas != nil {
+		desired = *sts.Spec.Replicas
+	}
+	s := statusOf(rt)
+	s.DesiredWorkerNumberScheduled, s.CurrentWorkerNumberScheduled = desired, sts.Status.Replicas
+	s.WorkerNumberReady, s.WorkerNumberAvailable = sts.Status.ReadyReplicas, sts.Status.AvailableReplicas
+	s.WorkerPhase = workerPhase(sts.Status.ReadyReplicas, desired)
+	if sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector); err == nil {
+		s.Selector = sel.String()
+	}
+	return sts.Status.ReadyReplicas >= desired && sts.Status.ObservedGeneration >= sts.Generation, nil
+}
+
+func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+	pv, err := volume.PV(ds, volume.Spec{
+		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: r.MountType,
+		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(rt),
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Create(ctx, pv); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating PV %s: %w", pv.Name, err)
+	}
+	pvc, err := volume.PVC(ds)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	return nil
+}
+
+// bind marks the Dataset Bound to the runtime.
+func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+	patch := client.MergeFrom(ds.DeepCopy())
+	ds.Status.Phase = datav1alpha1.BoundDatasetPhase
+	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: rt.GetName(), Namespace: rt.GetNamespace(), Type: r.Engine.Type(), Category: datav1alpha1.AccelerateCategory}}
+	ds.Status.Mounts = ds.Spec.Mounts
+	meta.SetStatusCondition(&ds.Status.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonBound,
+		Message: fmt.Sprintf("bound to %s runtime %s", r.Engine.Type(), rt.GetName()), ObservedGeneration: ds.Generation})
+	return r.Client.Status().Patch(ctx, ds, patch)
+}
+
+// setReady writes the runtime's Ready condition and status counts.
+func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status metav1.ConditionStatus, reason, msg string) error {
+	s := statusOf(rt)
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: rt.GetGeneration()})
+	s.ObservedGeneration = rt.GetGeneration()
+	return r.Client.Status().Update(ctx, rt)
+}
+
+// delete uninstalls the release, removes the PVC and PV, returns the
+// Dataset to NotBound and releases the finalizer.
+func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
+	if !controllerutil.ContainsFinalizer(rt, Finalizer) {
+		return nil
+	}
+	hc, err := r.Helm(rt.GetNamespace())
+	if err != nil {
+		return err
+	}
+	if err := hc.Uninstall(rt.GetName()); err != nil {
+		return err
+	}
+	ds := &datav1alpha1.Dataset{}
+	err = r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	default:
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}}
+		if err := r.Client.Delete(ctx, pvc); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(ds)}}
+		if err := r.Client.Delete(ctx, pv); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		patch := client.MergeFrom(ds.DeepCopy())
+		ds.Status.Phase, ds.Status.Runtimes, ds.Status.CacheStates, ds.Status.Mounts = datav1alpha1.NotBoundDatasetPhase, nil, nil, nil
+		meta.SetStatusCondition(&ds.Status.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: "RuntimeDeleted",
+			Message: fmt.Sprintf("%s runtime %s was deleted", r.Engine.Type(), rt.GetName()), ObservedGeneration: ds.Generation})
+		if err := r.Client.Status().Patch(ctx, ds, patch); err != nil {
+			return err
+		}
+	}
+	controllerutil.RemoveFinalizer(rt, Finalizer)
+	return r.Client.Update(ctx, rt)
+}
+
+// SetupWithManager registers the reconciler, woken by its runtime kind and
+// the worker StatefulSets it owns through Helm (by name).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
+	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil {
+		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm and FusePath are required")
+	}
+	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).Complete(r)
+}

@@ -1,0 +1,53 @@
+package runtime
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// statusOf returns the shared status of any runtime kind.
+func statusOf(obj client.Object) *datav1alpha1.RuntimeStatus {
+	switch r := obj.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		return &r.Status
+	case *datav1alpha1.JuiceFSRuntime:
+		return &r.Status
+	case *datav1alpha1.JindoRuntime:
+		return &r.Status
+	case *datav1alpha1.ThinRuntime:
+		return &r.Status
+	}
+	return &datav1alpha1.RuntimeStatus{}
+}
+
+// workerPhase derives a component phase from ready and desired counts.
+func workerPhase(ready, desired int32) datav1alpha1.RuntimePhase {
+	switch {
+	case ready >= desired:
+		return datav1alpha1.RuntimePhaseReady
+	case ready > 0:
+		return datav1alpha1.RuntimePhasePartialReady
+	}
+	return datav1alpha1.RuntimePhaseNotReady
+}
+
+// fuseCleanPolicy returns the runtime's FUSE cleanPolicy, defaulting to
+// OnRuntimeDeleted.
+func fuseCleanPolicy(obj client.Object) string {
+	var p datav1alpha1.FuseCleanPolicy
+	switch r := obj.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		p = r.Spec.Fuse.CleanPolicy
+	case *datav1alpha1.JuiceFSRuntime:
+		p = r.Spec.Fuse.CleanPolicy
+	case *datav1alpha1.JindoRuntime:
+		p = r.Spec.Fuse.CleanPolicy
+	case *datav1alpha1.ThinRuntime:
+		p = r.Spec.Fuse.CleanPolicy
+	}
+	if p == "" {
+		return string(datav1alpha1.OnRuntimeDeletedCleanPolicy)
+	}
+	return string(p)
+}

@@ -1,0 +1,110 @@
+package volume
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// DefaultCapacity is the PV and PVC size when the Dataset does not set
+// pvc.fluid.io/resources.requests.storage.
+const DefaultCapacity = "100Pi"
+
+// Spec is what the engine says about where the dataset is mounted on nodes.
+type Spec struct {
+	// FluidPath is the host directory of the FUSE mount.
+	FluidPath string
+	// MountType is the FUSE file-system type, e.g. fuse.juicefs.
+	MountType string
+	// RuntimeName and RuntimeNamespace identify the runtime.
+	RuntimeName, RuntimeNamespace string
+	// CleanPolicy is the runtime's FUSE cleanPolicy.
+	CleanPolicy string
+}
+
+// Name is the PV name of a dataset, "<namespace>-<name>", also its CSI volume handle.
+func Name(ds *datav1alpha1.Dataset) string { return ds.Namespace + "-" + ds.Name }
+
+// Labels are the labels of a dataset's PV and PVC.
+func Labels(ds *datav1alpha1.Dataset) map[string]string {
+	key := datav1alpha1.KeyOf(ds)
+	return map[string]string{
+		datav1alpha1.LabelDatasetID:        key.DatasetID(),
+		key.CacheLabelKey():                "true",
+		datav1alpha1.LabelDatasetNamespace: ds.Namespace,
+		datav1alpha1.LabelDatasetName:      ds.Name,
+	}
+}
+
+func capacity(ds *datav1alpha1.Dataset) (resource.Quantity, error) {
+	s := ds.Annotations[datav1alpha1.AnnotationPVCStorageRequest]
+	if s == "" {
+		s = DefaultCapacity
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return q, fmt.Errorf("annotation %s=%q is not a quantity: %w", datav1alpha1.AnnotationPVCStorageRequest, s, err)
+	}
+	return q, nil
+}
+
+func accessModes(ds *datav1alpha1.Dataset) []corev1.PersistentVolumeAccessMode {
+	if len(ds.Spec.AccessModes) > 0 {
+		return ds.Spec.AccessModes
+	}
+	return []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany}
+}
+
+// PV returns the dataset's PersistentVolume, bound in advance to its PVC.
+func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
+	size, err := capacity(ds)
+	if err != nil {
+		return nil, err
+	}
+	key := datav1alpha1.KeyOf(ds)
+	name := Name(ds)
+	return &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: "sluice"}},
+		Spec: corev1.PersistentVolumeSpec{
+			AccessModes:                   accessModes(ds),
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
+			StorageClassName:              "fluid",
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ds.Namespace, Name: ds.Name},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: datav1alpha1.CSIDriverName, VolumeHandle: name,
+				VolumeAttributes: map[string]string{
+					datav1alpha1.VolumeAttrFluidPath:        s.FluidPath,
+					datav1alpha1.VolumeAttrMountType:        s.MountType,
+					datav1alpha1.VolumeAttrSubPath:          "",
+					datav1alpha1.VolumeAttrRuntimeNamespace: s.RuntimeNamespace,
+					datav1alpha1.VolumeAttrRuntimeName:      s.RuntimeName,
+					datav1alpha1.VolumeAttrNodeSelectorKey:  key.FuseLabelKey(),
+					datav1alpha1.VolumeAttrFuseCleanPolicy:  s.CleanPolicy,
+				},
+			}},
+		},
+	}, nil
+}
+
+// PVC returns the dataset's PersistentVolumeClaim, named after the dataset.
+func PVC(ds *datav1alpha1.Dataset) (*corev1.PersistentVolumeClaim, error) {
+	size, err := capacity(ds)
+	if err != nil {
+		return nil, err
+	}
+	sc := "fluid"
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: "sluice"}},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      accessModes(ds),
+			StorageClassName: &sc,
+			VolumeName:       Name(ds),
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	}, nil
+}

@@ -1,0 +1,118 @@
+package controller_test
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/testobj"
+)
+
+// markReady stands in for the kubelet and the StatefulSet controller: it
+// reports every desired worker as ready.
+func markReady(t *testing.T, sts *appsv1.StatefulSet) {
+	t.Helper()
+	sts.Status.Replicas, sts.Status.ReadyReplicas, sts.Status.AvailableReplicas = *sts.Spec.Replicas, *sts.Spec.Replicas, *sts.Spec.Replicas
+	sts.Status.ObservedGeneration = sts.Generation
+	if err := env.Client.Status().Update(testenv.Context(t), sts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJuiceFSRuntimeLifecycle installs a JuiceFSRuntime's engine release
+// with the Helm SDK into the real API server, binds the Dataset once the
+// workers are ready, upgrades the release when the spec changes, and cleans
+// everything up on deletion.
+func TestJuiceFSRuntimeLifecycle(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	ds := testobj.Dataset("imagenet", ns, testobj.WithMounts("juicefs:///imagenet"))
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	rt := testobj.JuiceFSRuntime("imagenet", ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	sts, fuse := &appsv1.StatefulSet{}, &appsv1.DaemonSet{}
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	eventually(t, 20*time.Second, "Helm installs the workers and the FUSE DaemonSet", func() bool {
+		return env.Client.Get(ctx, key("imagenet-worker"), sts) == nil && env.Client.Get(ctx, key("imagenet-fuse"), fuse) == nil
+	})
+	if sel := fuse.Spec.Template.Spec.NodeSelector; sel["fluid.io/f-"+ns+"-imagenet"] != "true" {
+		t.Fatalf("FUSE nodeSelector = %v", sel)
+	}
+	got := &datav1alpha1.Dataset{}
+	if err := env.Client.Get(ctx, key("imagenet"), got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.Phase == datav1alpha1.BoundDatasetPhase {
+		t.Fatal("the Dataset was bound before its workers were ready")
+	}
+
+	markReady(t, sts)
+	eventually(t, 20*time.Second, "the Dataset is Bound", func() bool {
+		return env.Client.Get(ctx, key("imagenet"), got) == nil && got.Status.Phase == datav1alpha1.BoundDatasetPhase
+	})
+	if len(got.Status.Runtimes) != 1 || got.Status.Runtimes[0].Type != "juicefs" {
+		t.Fatalf("status.runtimes = %+v", got.Status.Runtimes)
+	}
+	pv, pvc := &corev1.PersistentVolume{}, &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, pv); err != nil {
+		t.Fatal(err)
+	}
+	attrs := pv.Spec.CSI.VolumeAttributes
+	if pv.Spec.CSI.Driver != "fuse.csi.fluid.io" || attrs["fluid_path"] != "/runtime-mnt/juicefs/"+ns+"/imagenet/juicefs-fuse" ||
+		attrs["mount_pod_node_selector_key"] != "fluid.io/f-"+ns+"-imagenet" || attrs["runtime_name"] != "imagenet" {
+		t.Fatalf("PV = %+v", pv.Spec.CSI)
+	}
+	if err := env.Client.Get(ctx, key("imagenet"), pvc); err != nil {
+		t.Fatal(err)
+	}
+	if pvc.Labels[datav1alpha1.LabelDatasetName] != "imagenet" || pvc.Spec.VolumeName != pv.Name {
+		t.Fatalf("PVC = %+v", pvc)
+	}
+	runtime := &datav1alpha1.JuiceFSRuntime{}
+	if err := env.Client.Get(ctx, key("imagenet"), runtime); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.Status.WorkerPhase != datav1alpha1.RuntimePhaseReady || runtime.Status.Selector == "" {
+		t.Fatalf("runtime status = %+v", runtime.Status)
+	}
+
+	// A spec change is applied by a Helm upgrade.
+	runtime.Spec.Replicas = 3
+	if err := env.Client.Update(ctx, runtime); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "Helm upgrades the workers to 3 replicas", func() bool {
+		return env.Client.Get(ctx, key("imagenet-worker"), sts) == nil && *sts.Spec.Replicas == 3
+	})
+
+	// Deletion uninstalls the release, removes the volumes and unbinds.
+	if err := env.Client.Delete(ctx, runtime); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the runtime is gone", func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, key("imagenet"), &datav1alpha1.JuiceFSRuntime{}))
+	})
+	if err := env.Client.Get(ctx, key("imagenet-worker"), sts); !apierrors.IsNotFound(err) {
+		t.Fatalf("workers left behind: %v", err)
+	}
+	if err := env.Client.Get(ctx, key("imagenet"), got); err != nil || got.Status.Phase != datav1alpha1.NotBoundDatasetPhase {
+		t.Fatalf("Dataset after deletion: %v %+v", err, got.Status)
+	}
+	err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, pv)
+	if err == nil && pv.DeletionTimestamp.IsZero() {
+		t.Fatal("the PV was not deleted")
+	}
+	if err := env.Client.Get(ctx, key("imagenet"), pvc); err == nil && pvc.DeletionTimestamp.IsZero() {
+		t.Fatal("the PVC was not deleted")
+	}
+}
