@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -25,9 +26,14 @@ func SeedDataset(ctx context.Context, c client.Client, ns, name string, phase da
 	}
 	ds := Dataset(name, ns)
 	must(c.Create(ctx, ds))
-	ds.Status.Phase = phase
-	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: name, Namespace: ns, Type: "juicefs", Category: datav1alpha1.AccelerateCategory}}
-	must(c.Status().Update(ctx, ds))
+	must(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(ds), ds); err != nil {
+			return err
+		}
+		ds.Status.Phase = phase
+		ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: name, Namespace: ns, Type: "juicefs", Category: datav1alpha1.AccelerateCategory}}
+		return c.Status().Update(ctx, ds)
+	}))
 
 	if err != nil {
 		return err
@@ -35,12 +41,19 @@ func SeedDataset(ctx context.Context, c client.Client, ns, name string, phase da
 	rt := JuiceFSRuntime(name, ns, 1)
 	rt.Spec.Fuse.NodeSelector = map[string]string{"fuse-capable": "true"}
 	must(c.Create(ctx, rt))
-	rt.Status.CacheAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+	cacheAffinity := &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 			{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-a"}},
 		}}},
 	}}
-	must(c.Status().Update(ctx, rt))
+	// A controller may be writing the runtime too: retry on conflicts.
+	must(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(rt), rt); err != nil {
+			return err
+		}
+		rt.Status.CacheAffinity = cacheAffinity
+		return c.Status().Update(ctx, rt)
+	}))
 	if err != nil {
 		return err
 	}
