@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,16 +32,14 @@ func runDemo(ctx context.Context, c client.Client, out io.Writer) error {
 			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
 		}
 	}
-	ds := &datav1alpha1.Dataset{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "demo", Name: "imagenet"}, ds); err != nil {
+	fmt.Fprintln(out, "demo: applied Dataset demo/imagenet and its JuiceFSRuntime; the controller installs the engine with Helm")
+	if err := standInForKubelet(ctx, c, out); err != nil {
 		return err
 	}
-	ds.Status.Phase = datav1alpha1.BoundDatasetPhase
-	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: "imagenet", Namespace: "demo", Type: "juicefs", Category: datav1alpha1.AccelerateCategory}}
-	if err := c.Status().Update(ctx, ds); err != nil {
+	if err := waitBound(ctx, c); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "demo: applied Dataset demo/imagenet with its JuiceFSRuntime, PV, PVC and FUSE DaemonSet (status Bound written by the demo until the controller lands)")
+	fmt.Fprintln(out, "demo: the controller bound the Dataset and created its PV and PVC")
 
 	pods, err := samples("samples/demo-pods.yaml")
 	if err != nil {
@@ -52,6 +51,52 @@ func runDemo(ctx context.Context, c client.Client, out io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(out, "demo: Pod %s/%s (%s) was admitted with:\n%s", pod.Namespace, pod.Name, kindOf(pod), describe(pod))
+	}
+	return nil
+}
+
+// standInForKubelet marks the engine's worker StatefulSet ready: the dev
+// cluster has no nodes, so nothing would run the workers.
+func standInForKubelet(ctx context.Context, c client.Client, out io.Writer) error {
+	key := client.ObjectKey{Namespace: "demo", Name: "imagenet-worker"}
+	sts := &appsv1.StatefulSet{}
+	if err := poll(ctx, 60*time.Second, func() bool { return c.Get(ctx, key, sts) == nil }); err != nil {
+		return fmt.Errorf("waiting for the engine's workers: %w", err)
+	}
+	replicas := int32(1)
+	if sts.Spec.Replicas != nil {
+		replicas = *sts.Spec.Replicas
+	}
+	sts.Status.Replicas, sts.Status.ReadyReplicas, sts.Status.AvailableReplicas, sts.Status.ObservedGeneration = replicas, replicas, replicas, sts.Generation
+	if err := c.Status().Update(ctx, sts); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "demo: the dev cluster has no nodes, so the demo reports the %d worker(s) of StatefulSet demo/imagenet-worker ready\n", replicas)
+	return nil
+}
+
+func waitBound(ctx context.Context, c client.Client) error {
+	ds := &datav1alpha1.Dataset{}
+	err := poll(ctx, 60*time.Second, func() bool {
+		return c.Get(ctx, client.ObjectKey{Namespace: "demo", Name: "imagenet"}, ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the Dataset to be bound (phase %q): %w", ds.Status.Phase, err)
+	}
+	return nil
+}
+
+func poll(ctx context.Context, timeout time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %v", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	return nil
 }

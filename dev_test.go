@@ -26,6 +26,7 @@ func TestDevDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Sluice dev cluster ready: API server",
+		"the controller bound the Dataset and created its PV and PVC",
 		"preferred node affinity (weight 100): fluid.io/s-demo-imagenet In [true]",
 		"container train mount /data propagation HostToContainer",
 		"native sidecar fluid-fuse-0",
