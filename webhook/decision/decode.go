@@ -196,3 +196,12 @@ func (d *decoder) denial(v any, out *Denial) error {
 		return false, nil
 	})
 }
+
+func (d *decoder) denials(v any, out *[]Denial) error {
+	return d.list(v, func(_ int, e any) error {
+		var x Denial
+		err := d.denial(e, &x)
+		*out = append(*out, x)
+		return err
+	})
+}

@@ -28,12 +28,7 @@ func DecodeValidating(v any) (*Validating, error) {
 	err := d.object(v, func(k string, e any) (bool, error) {
 		switch k {
 		case "deny":
-			return true, d.list(e, func(_ int, e any) error {
-				var x Denial
-				err := d.denial(e, &x)
-				out.Deny = append(out.Deny, x)
-				return err
-			})
+			return true, d.denials(e, &out.Deny)
 		case "warnings":
 			return true, d.strings(e, &out.Warnings)
 		case "claims":
