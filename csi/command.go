@@ -40,7 +40,8 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Labeler = &KubeLabeler{Client: cs}
+			labeler := &KubeLabeler{Client: cs}
+			cfg.Labeler, cfg.Fuse = labeler, labeler
 			cfg.Events = &KubeEvents{Client: cs, Node: cfg.NodeID}
 			d, err := New(cfg)
 			if err != nil {

@@ -32,6 +32,9 @@ type Config struct {
 	PublishTimeout time.Duration
 	// PollInterval is how often the FUSE mount is looked for.
 	PollInterval time.Duration
+	// Fuse reports FUSE DaemonSet generations for cleanPolicy OnFuseChanged;
+	// nil treats OnFuseChanged as OnRuntimeDeleted.
+	Fuse FuseWatcher
 	// Events records FUSE recovery events on Pods; nil records none.
 	Events EventSink
 	// MountInfoPath is read to find the bind mounts of a FUSE mount;

@@ -63,7 +63,19 @@ func (d *Driver) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRe
 	if err := d.clearBrokenMount(fluidPath); err != nil {
 		return nil, status.Errorf(codes.Internal, "clearing the broken mount at %s: %v", fluidPath, err)
 	}
-	st := stagedVolume{FluidPath: fluidPath, LabelKey: vc[datav1alpha1.VolumeAttrNodeSelectorKey], CleanPolicy: vc[datav1alpha1.VolumeAttrFuseCleanPolicy]}
+	st := stagedVolume{FluidPath: fluidPath, LabelKey: vc[datav1alpha1.VolumeAttrNodeSelectorKey], CleanPolicy: vc[datav1alpha1.VolumeAttrFuseCleanPolicy],
+		RuntimeNamespace: vc[datav1alpha1.VolumeAttrRuntimeNamespace], RuntimeName: vc[datav1alpha1.VolumeAttrRuntimeName]}
+	if prev, found, err := d.loadState(id); err == nil && found && prev.FuseGeneration != 0 {
+		st.FuseGeneration = prev.FuseGeneration // restaging keeps the generation FUSE started with
+	} else if st.CleanPolicy == string(datav1alpha1.OnFuseChangedCleanPolicy) && d.cfg.Fuse != nil && st.RuntimeName != "" {
+		gen, ok, err := d.cfg.Fuse.FuseGeneration(ctx, st.RuntimeNamespace, st.RuntimeName)
+		if err != nil {
+			return nil, status.Errorf(codes.Unavailable, "reading the FUSE generation: %v", err)
+		}
+		if ok {
+			st.FuseGeneration = gen
+		}
+	}
 	if err := d.saveState(id, st); err != nil {
 		return nil, status.Errorf(codes.Internal, "recording volume %s: %v", id, err)
 	}
@@ -76,8 +88,8 @@ func (d *Driver) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRe
 }
 
 // NodeUnstageVolume implements csi.NodeServer: it applies the FUSE clean
-// policy, removing the node label (so the FUSE pod goes away) when the
-// policy is OnDemand and no Pod on the node still uses the volume.
+// policy (see shouldClean), removing the node label (so the FUSE pod goes
+// away) when no Pod on the node still uses the volume.
 func (d *Driver) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolumeRequest) (*csi.NodeUnstageVolumeResponse, error) {
 	id := req.GetVolumeId()
 	switch {
@@ -97,7 +109,11 @@ func (d *Driver) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolu
 	if !found {
 		return &csi.NodeUnstageVolumeResponse{}, nil // never staged here, or already unstaged
 	}
-	if st.CleanPolicy == string(datav1alpha1.OnDemandCleanPolicy) && st.LabelKey != "" && d.cfg.Labeler != nil {
+	clean, err := d.shouldClean(ctx, st)
+	if err != nil {
+		return nil, status.Errorf(codes.Unavailable, "applying the FUSE clean policy: %v", err)
+	}
+	if clean && st.LabelKey != "" && d.cfg.Labeler != nil {
 		inUse, err := d.bindMountsOf(st.FluidPath)
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "listing mounts: %v", err)
@@ -113,6 +129,27 @@ func (d *Driver) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolu
 		return nil, status.Error(codes.Internal, err.Error())
 	}
 	return &csi.NodeUnstageVolumeResponse{}, nil
+}
+
+// shouldClean applies the FUSE cleanPolicy: OnDemand always cleans,
+// OnFuseChanged cleans when the FUSE DaemonSet's generation changed since
+// staging (or it is gone), OnRuntimeDeleted (the default) never does: the
+// controller removes the labels when the runtime is deleted.
+func (d *Driver) shouldClean(ctx context.Context, st stagedVolume) (bool, error) {
+	switch st.CleanPolicy {
+	case string(datav1alpha1.OnDemandCleanPolicy):
+		return true, nil
+	case string(datav1alpha1.OnFuseChangedCleanPolicy):
+		if d.cfg.Fuse == nil || st.RuntimeName == "" || st.FuseGeneration == 0 {
+			return false, nil
+		}
+		gen, ok, err := d.cfg.Fuse.FuseGeneration(ctx, st.RuntimeNamespace, st.RuntimeName)
+		if err != nil {
+			return false, err
+		}
+		return !ok || gen != st.FuseGeneration, nil
+	}
+	return false, nil
 }
 
 // NodePublishVolume implements csi.NodeServer: it waits until fluid_path is

@@ -17,9 +17,14 @@ var metav1PatchOptions = metav1.PatchOptions{FieldManager: "sluice-csi"}
 // stagedVolume is what NodeStageVolume records for NodeUnstageVolume, which
 // is not given the volume context.
 type stagedVolume struct {
-	FluidPath   string `json:"fluidPath"`
-	LabelKey    string `json:"labelKey,omitempty"`
-	CleanPolicy string `json:"cleanPolicy,omitempty"`
+	FluidPath        string `json:"fluidPath"`
+	LabelKey         string `json:"labelKey,omitempty"`
+	CleanPolicy      string `json:"cleanPolicy,omitempty"`
+	RuntimeNamespace string `json:"runtimeNamespace,omitempty"`
+	RuntimeName      string `json:"runtimeName,omitempty"`
+	// FuseGeneration is the FUSE DaemonSet's generation at staging
+	// (cleanPolicy OnFuseChanged).
+	FuseGeneration int64 `json:"fuseGeneration,omitempty"`
 }
 
 func (d *Driver) statePath(volumeID string) string {
