@@ -93,7 +93,7 @@ test: kube-binaries ## Run every test against a real kube-apiserver and etcd (bu
 
 .PHONY: bench
 bench: kube-binaries ## Run the benchmarks (admission latency against a real API server; reports p50/p99).
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
 
 .PHONY: fuzz
 fuzz: ## Fuzz the admission path for FUZZTIME (default 60s).

@@ -117,7 +117,7 @@ func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Cl
 			Gatherer: &validating.Gatherer{Reader: r},
 			Claimer:  &claim.Claimer{Client: live, Grace: grace, Attempts: 8},
 		},
-		Decoder: sluicescheme.Codecs(live.Scheme()).UniversalDeserializer(),
+		Scheme: live.Scheme(),
 	}
 }
 

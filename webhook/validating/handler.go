@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	kjson "sigs.k8s.io/json"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/metrics"
@@ -26,8 +27,8 @@ const Path = "/validate"
 // Datasets with the Pipeline.
 type Handler struct {
 	Pipeline *Pipeline
-	// Decoder decodes objects of Sluice's kinds.
-	Decoder runtime.Decoder
+	// Scheme makes new objects of Sluice's kinds to decode into.
+	Scheme *runtime.Scheme
 }
 
 var _ admission.Handler = &Handler{}
@@ -86,14 +87,19 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	return resp
 }
 
+// decode decodes a Sluice object the way the API server does (field names
+// are case-sensitive), straight into its Go type.
 func (h *Handler) decode(raw []byte, gvk schema.GroupVersionKind) (client.Object, error) {
-	obj, _, err := h.Decoder.Decode(raw, &gvk, nil)
+	obj, err := h.Scheme.New(gvk)
 	if err != nil {
 		return nil, fmt.Errorf("decoding %s: %w", gvk.Kind, err)
 	}
 	co, ok := obj.(client.Object)
 	if !ok {
 		return nil, fmt.Errorf("%s is not an object", gvk.Kind)
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, co); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", gvk.Kind, err)
 	}
 	return co, nil
 }

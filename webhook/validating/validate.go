@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -127,15 +128,16 @@ func hasBudget(c *policy.Compiled, namespace string) bool {
 }
 
 // buildInput assembles the policy input: the request, the kind, the object
-// and old object as sent, and the facts.
+// and old object (converted from their decoded form, which is cheaper than
+// parsing the JSON again), and the facts.
 func buildInput(req Request, facts Facts) (ast.Value, error) {
-	obj, err := rawValue(req.Raw)
+	obj, err := objectValue(req.Object, req.Raw)
 	if err != nil {
-		return nil, fmt.Errorf("decoding the object for the policy input: %w", err)
+		return nil, fmt.Errorf("the object for the policy input: %w", err)
 	}
-	old, err := rawValue(req.OldRaw)
+	old, err := objectValue(req.Old, req.OldRaw)
 	if err != nil {
-		return nil, fmt.Errorf("decoding the old object for the policy input: %w", err)
+		return nil, fmt.Errorf("the old object for the policy input: %w", err)
 	}
 	f, err := policy.ToValue(&facts)
 	if err != nil {
@@ -162,7 +164,11 @@ func buildInput(req Request, facts Facts) (ast.Value, error) {
 	), nil
 }
 
-func rawValue(raw []byte) (ast.Value, error) {
+// objectValue converts a decoded object, or parses raw when there is none.
+func objectValue(obj client.Object, raw []byte) (ast.Value, error) {
+	if obj != nil && !reflect.ValueOf(obj).IsNil() {
+		return policy.ToValue(obj)
+	}
 	if len(raw) == 0 {
 		return ast.NullValue, nil
 	}
