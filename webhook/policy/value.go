@@ -22,9 +22,18 @@ type Valuer interface {
 // building the policy input this way is several times cheaper than
 // marshalling and parsing it. Types with their own MarshalJSON (quantities,
 // times) are marshalled and parsed; Valuers convert themselves.
-func ToValue(x any) (ast.Value, error) { return toValue(reflect.ValueOf(x)) }
+func ToValue(x any) (ast.Value, error) { return converter{}.toValue(reflect.ValueOf(x)) }
 
-func toValue(v reflect.Value) (ast.Value, error) {
+// ToCompactValue is ToValue that also leaves out struct fields whose value is
+// the zero struct, as a client that writes YAML does; typed Go clients send
+// them as {}. Policies cannot tell an empty object from an absent one.
+func ToCompactValue(x any) (ast.Value, error) {
+	return converter{omitZeroStructs: true}.toValue(reflect.ValueOf(x))
+}
+
+type converter struct{ omitZeroStructs bool }
+
+func (c converter) toValue(v reflect.Value) (ast.Value, error) {
 	if v.IsValid() && v.Type().Implements(valuerType) && (v.Kind() != reflect.Pointer || !v.IsNil()) {
 		return v.Interface().(Valuer).RegoValue()
 	}
@@ -38,7 +47,7 @@ func toValue(v reflect.Value) (ast.Value, error) {
 		if v.Kind() == reflect.Pointer && v.Type().Implements(marshalerType) {
 			return marshalled(v)
 		}
-		return toValue(v.Elem())
+		return c.toValue(v.Elem())
 	}
 	if v.Type().Implements(marshalerType) || reflect.PointerTo(v.Type()).Implements(marshalerType) {
 		return marshalled(v)
@@ -60,7 +69,7 @@ func toValue(v reflect.Value) (ast.Value, error) {
 		}
 		terms := make([]*ast.Term, v.Len())
 		for i := range terms {
-			e, err := toValue(v.Index(i))
+			e, err := c.toValue(v.Index(i))
 			if err != nil {
 				return nil, err
 			}
@@ -77,7 +86,7 @@ func toValue(v reflect.Value) (ast.Value, error) {
 		items := make([][2]*ast.Term, 0, v.Len())
 		it := v.MapRange()
 		for it.Next() {
-			e, err := toValue(it.Value())
+			e, err := c.toValue(it.Value())
 			if err != nil {
 				return nil, err
 			}
@@ -86,7 +95,7 @@ func toValue(v reflect.Value) (ast.Value, error) {
 		return ast.NewObject(items...), nil
 	case reflect.Struct:
 		obj := ast.NewObject()
-		if err := addFields(obj, v); err != nil {
+		if err := c.addFields(obj, v); err != nil {
 			return nil, err
 		}
 		return obj, nil
@@ -144,7 +153,7 @@ func fieldsOf(t reflect.Type) []field {
 	return out
 }
 
-func addFields(obj ast.Object, v reflect.Value) error {
+func (c converter) addFields(obj ast.Object, v reflect.Value) error {
 	for _, f := range fieldsOf(v.Type()) {
 		fv := v.Field(f.index)
 		if f.inline {
@@ -154,7 +163,7 @@ func addFields(obj ast.Object, v reflect.Value) error {
 				}
 				fv = fv.Elem()
 			}
-			if err := addFields(obj, fv); err != nil {
+			if err := c.addFields(obj, fv); err != nil {
 				return err
 			}
 			continue
@@ -162,7 +171,10 @@ func addFields(obj ast.Object, v reflect.Value) error {
 		if f.omitEmpty && isEmpty(fv) {
 			continue
 		}
-		val, err := toValue(fv)
+		if c.omitZeroStructs && fv.Kind() == reflect.Struct && fv.IsZero() {
+			continue
+		}
+		val, err := c.toValue(fv)
 		if err != nil {
 			return err
 		}

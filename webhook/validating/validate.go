@@ -167,7 +167,7 @@ func buildInput(req Request, facts Facts) (ast.Value, error) {
 // objectValue converts a decoded object, or parses raw when there is none.
 func objectValue(obj client.Object, raw []byte) (ast.Value, error) {
 	if obj != nil && !reflect.ValueOf(obj).IsNil() {
-		return policy.ToValue(obj)
+		return policy.ToCompactValue(obj)
 	}
 	if len(raw) == 0 {
 		return ast.NullValue, nil
