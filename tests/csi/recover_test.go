@@ -163,3 +163,37 @@ func TestRecoveryAfterFuseRestart(t *testing.T) {
 		t.Fatalf("no %s event on the Pod: %v", csidriver.ReasonFuseRecovered, events.Items)
 	}
 }
+
+// TestStageClearsABrokenFuseMount leaves a dead FUSE mount at fluid_path
+// (its process was killed) and checks that NodeStageVolume unmounts it, so
+// that the next FUSE pod can mount there.
+func TestStageClearsABrokenFuseMount(t *testing.T) {
+	requireRoot(t)
+	socket, _ := startDriver(t)
+	nc := nodeClient(t, socket)
+	fuseDir := filepath.Join(t.TempDir(), "fuse")
+	if err := os.MkdirAll(fuseDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := startFuse(t, fuseDir)
+	if err := p.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	if _, err := os.Stat(fuseDir); !mount.IsCorruptedMnt(err) {
+		t.Fatalf("expected a broken mount after the kill, stat says %v", err)
+	}
+	stage := &csi.NodeStageVolumeRequest{VolumeId: "broken", StagingTargetPath: t.TempDir(),
+		VolumeCapability: &csi.VolumeCapability{AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
+			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY}},
+		VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: fuseDir}}
+	if _, err := nc.NodeStageVolume(context.Background(), stage); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fuseDir); err != nil {
+		t.Fatalf("fluid_path still broken after staging: %v", err)
+	}
+	if n := mountsAt(t, fuseDir); n != 0 {
+		t.Fatalf("%d mounts left at fluid_path", n)
+	}
+}
