@@ -7,9 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -44,16 +42,17 @@ func newDevCommand() *cobra.Command {
 		Short: "Run Sluice on an embedded local control plane",
 		Long: `Starts etcd and kube-apiserver (from --assets, built by 'make kube-binaries'),
 installs Sluice's CRDs and admission webhook configuration, runs the webhook
-in-process, and writes an admin kubeconfig. With --demo it also applies a
-sample Dataset and two Pods and shows what Sluice injected.
+and the controller in-process, and writes an admin kubeconfig. With --demo it
+also applies a sample Dataset and JuiceFSRuntime, lets the controller install
+the engine through the Helm SDK and bind the Dataset (standing in for the
+kubelet, it marks the engine's workers ready, as no nodes run here), then
+applies two Pods and shows what Sluice injected.
 
-The controller and the CSI plugin join this command as they are built; until
-then the demo writes the Dataset's Bound status itself, as the controller will.`,
+No kubelet runs, so the CSI plugin is not part of this cluster; 'sluice csi'
+serves it on a real node.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runDev(ctx, cmd.OutOrStdout(), o)
+			return runDev(cmd.Context(), cmd.OutOrStdout(), o)
 		},
 	}
 	cmd.Flags().StringVar(&o.assets, "assets", o.assets, "directory holding kube-apiserver and etcd")

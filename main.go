@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/csi"
@@ -22,7 +23,9 @@ import (
 var version = ""
 
 func main() {
-	err := newRootCommand().Execute()
+	// The root context ends on SIGINT/SIGTERM (a second signal exits at once);
+	// long-running subcommands stop with it.
+	err := newRootCommand().ExecuteContext(ctrl.SetupSignalHandler())
 	var exit *policycmd.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -36,7 +36,7 @@ volumes and cache states join it as they are built.`,
 			if err != nil {
 				return err
 			}
-			return mgr.Start(ctrl.SetupSignalHandler())
+			return mgr.Start(cmd.Context())
 		},
 	}
 	fs := cmd.Flags()

@@ -47,12 +47,12 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := ctrl.SetupSignalHandler()
+			ctx := cmd.Context()
 			if recovery > 0 {
 				go d.RunRecovery(ctx, recovery)
 			}
 			if registrar.Dir != "" {
-				registrar.DriverName = cfg.Name
+				registrar.DriverName = d.cfg.Name // New applied the default name
 				go func() {
 					if err := registrar.Serve(ctx); err != nil {
 						ctrl.Log.WithName("csi-registration").Error(err, "registration server stopped")

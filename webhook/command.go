@@ -34,7 +34,7 @@ func NewCommand() *cobra.Command {
 				return err
 			}
 			ctrl.Log.WithName("webhook").Info("starting", "port", o.Port, "certDir", o.CertDir, "policyNamespaces", o.PolicyNamespaces)
-			return mgr.Start(ctrl.SetupSignalHandler())
+			return mgr.Start(cmd.Context())
 		},
 	}
 	o.AddFlags(cmd.Flags())

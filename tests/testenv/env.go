@@ -89,6 +89,25 @@ func StartWith(o Options) (*Env, error) {
 // port and certificate directory a test's webhook server must use.
 func (e *Env) Webhook() *envtest.WebhookInstallOptions { return &e.env.WebhookInstallOptions }
 
+// Kubeconfig writes an administrator's kubeconfig for this control plane
+// to a file in t's temp dir, for tests that run a command with --kubeconfig.
+func (e *Env) Kubeconfig(t testing.TB) string {
+	t.Helper()
+	user, err := e.env.ControlPlane.AddUser(envtest.User{Name: "sluice-test-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // Stop stops the control plane.
 func (e *Env) Stop() error { return e.env.Stop() }
 
