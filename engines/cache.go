@@ -1,0 +1,71 @@
+package engines
+
+import (
+	"fmt"
+	"math"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// CacheCounters are an engine's cache figures as read from one FUSE or
+// worker process: a gauge of cached bytes and cumulative read counters.
+type CacheCounters struct {
+	CachedBytes float64
+	Hits        float64
+	Misses      float64
+	HitBytes    float64
+	MissBytes   float64
+}
+
+// Add sums two processes' counters.
+func (c CacheCounters) Add(o CacheCounters) CacheCounters {
+	return CacheCounters{
+		CachedBytes: c.CachedBytes + o.CachedBytes, Hits: c.Hits + o.Hits, Misses: c.Misses + o.Misses,
+		HitBytes: c.HitBytes + o.HitBytes, MissBytes: c.MissBytes + o.MissBytes,
+	}
+}
+
+// CacheStates renders counters as a runtime's status.cacheStates, the
+// figures `kubectl get dataset` shows. capacity is the total cache size and
+// datasetBytes the dataset's size in the under storage; either may be 0 when
+// unknown, and then cachedPercentage is left out. Ratios with no reads are
+// "0.0%".
+func CacheStates(c CacheCounters, capacity, datasetBytes int64) datav1alpha1.CacheStateList {
+	s := datav1alpha1.CacheStateList{
+		datav1alpha1.Cached:               FormatBytes(int64(c.CachedBytes)),
+		datav1alpha1.CacheHitRatio:        percent(c.Hits, c.Hits+c.Misses),
+		datav1alpha1.CacheThroughputRatio: percent(c.HitBytes, c.HitBytes+c.MissBytes),
+	}
+	if capacity > 0 {
+		s[datav1alpha1.CacheCapacity] = FormatBytes(capacity)
+	}
+	if datasetBytes > 0 {
+		s[datav1alpha1.CachedPercentage] = percent(math.Min(c.CachedBytes, float64(datasetBytes)), float64(datasetBytes))
+	}
+	return s
+}
+
+func percent(part, whole float64) string {
+	if whole <= 0 || math.IsNaN(part) || math.IsNaN(whole) {
+		return "0.0%"
+	}
+	return fmt.Sprintf("%.1f%%", part*100/whole)
+}
+
+// FormatBytes writes n in binary units with at most one decimal, as
+// Kubernetes users read sizes: "0B", "512KiB", "1.5GiB".
+func FormatBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%dB", max(n, 0))
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f%s", v, units[i])
+	}
+	return fmt.Sprintf("%.1f%s", math.Floor(v*10)/10, units[i])
+}
