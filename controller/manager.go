@@ -28,11 +28,13 @@ type Options struct {
 	// ClaimGracePeriod is how long a Dataset claim of an operation that does
 	// not exist is kept (the validating webhook's --claim-grace-period).
 	ClaimGracePeriod time.Duration
+	// CacheRefresh is how often bound runtimes' cache states are re-read.
+	CacheRefresh time.Duration
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second}
+	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second}
 }
 
 // LeaderElectionID names the controller's leader-election lease.
@@ -72,6 +74,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	jfs := &runtime.Reconciler{
 		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
 		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: "fuse.juicefs", FusePath: juicefs.FusePath,
+		CacheRefresh: o.CacheRefresh,
 	}
 	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {
 		return nil, fmt.Errorf("setting up the JuiceFS runtime reconciler: %w", err)

@@ -2,6 +2,7 @@ package engines
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,4 +42,14 @@ const (
 // Invalid returns an Error with ReasonInvalidSpec.
 func Invalid(format string, args ...any) error {
 	return &Error{Reason: ReasonInvalidSpec, Err: fmt.Errorf(format, args...)}
+}
+
+// CacheReporter is implemented by engines whose pods export cache metrics.
+type CacheReporter interface {
+	// CachePods are the labels of the runtime's pods that report cache
+	// figures; each serves them over HTTP on /metrics at its container port
+	// named "metrics".
+	CachePods(rt client.Object) map[string]string
+	// ParseCache reads one pod's metrics page.
+	ParseCache(r io.Reader) (CacheCounters, error)
 }

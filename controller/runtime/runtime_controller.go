@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -36,6 +37,11 @@ type Reconciler struct {
 	MountType string
 	// FusePath returns the host directory of a dataset's FUSE mount.
 	FusePath func(namespace, name string) string
+	// CacheRefresh is how often a bound runtime's cache states are
+	// re-read from its pods' metrics; 0 reads them only on changes.
+	CacheRefresh time.Duration
+	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
+	HTTPClient *http.Client
 }
 
 const waitWorkers = 5 * time.Second
@@ -100,7 +106,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.bind(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
+	if err := r.observeCache(ctx, ds, rt); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
 }
 
 // boundElsewhere names the runtime the Dataset is bound to, if not this one.

@@ -83,6 +83,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	values["worker"].(map[string]any)["replicas"] = rt.Spec.Replicas
 	fuse := values["fuse"].(map[string]any)
 	fuse["labelKey"], fuse["hostPath"], fuse["mountPath"] = key.FuseLabelKey(), strings.TrimSuffix(fusePath, "/juicefs-fuse"), fusePath
+	fuse["metricsPort"] = MetricsPort
 	if ds.Spec.NodeAffinity != nil && ds.Spec.NodeAffinity.Required != nil {
 		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required
 	}

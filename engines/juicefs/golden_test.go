@@ -3,6 +3,7 @@ package juicefs_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,6 +114,17 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	}
 	if dsf.Name != "imagenet"+datav1alpha1.FuseDaemonSetSuffix {
 		t.Errorf("FUSE DaemonSet is %q; the webhook looks for <runtime>%s", dsf.Name, datav1alpha1.FuseDaemonSetSuffix)
+	}
+	// The controller finds the FUSE pods' metrics by CachePods and the port name.
+	for k, v := range (juicefs.Engine{}).CachePods(rt) {
+		if dsf.Spec.Template.Labels[k] != v {
+			t.Errorf("FUSE pod labels %v lack %s=%s, which the cache-state scrape selects", dsf.Spec.Template.Labels, k, v)
+		}
+	}
+	fuse := dsf.Spec.Template.Spec.Containers[0]
+	if len(fuse.Ports) != 1 || fuse.Ports[0].Name != "metrics" || fuse.Ports[0].ContainerPort != juicefs.MetricsPort ||
+		!strings.Contains(fuse.Args[0], fmt.Sprintf("--metrics=0.0.0.0:%d", juicefs.MetricsPort)) {
+		t.Errorf("FUSE metrics not exposed on port %d: ports %v, args %q", juicefs.MetricsPort, fuse.Ports, fuse.Args[0])
 	}
 	env := sts.Spec.Template.Spec.Containers[0].Env
 	if len(env) != 1 || env[0].ValueFrom == nil || env[0].ValueFrom.SecretKeyRef.Name != "jfs-secret" {

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
 		o := controller.NewOptions()
-		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod = "0", "0", false, grace
+		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = "0", "0", false, grace, time.Second
 		mgr, err := controller.New(e.Config, o)
 		if err != nil {
 			return err

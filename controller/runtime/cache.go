@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// observeCache scrapes the engine's cache-reporting pods and writes the
+// summed figures to the runtime's and the Dataset's status.cacheStates. Pods
+// that are not running or do not answer are skipped (and logged); with none
+// answering the last figures stay.
+func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+	rep, ok := r.Engine.(engines.CacheReporter)
+	if !ok {
+		return nil
+	}
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(rep.CachePods(rt))); err != nil {
+		return err
+	}
+	var sum engines.CacheCounters
+	n := 0
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		port := metricsPort(p)
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || port == 0 {
+			continue
+		}
+		c, err := r.scrape(ctx, rep, net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port))))
+		if err != nil {
+			ctrl.LoggerFrom(ctx).Info("cache metrics unavailable", "pod", p.Name, "error", err.Error())
+			continue
+		}
+		sum, n = sum.Add(c), n+1
+	}
+	if n == 0 {
+		return nil
+	}
+	// Each client caches on its own node: report the mean per node.
+	sum.CachedBytes /= float64(n)
+	states := engines.CacheStates(sum, cacheCapacity(rt), quantityBytes(ds.Status.UfsTotal))
+	statusOf(rt).CacheStates = states
+	patch := client.MergeFrom(ds.DeepCopy())
+	ds.Status.CacheStates = states
+	return r.Client.Status().Patch(ctx, ds, patch)
+}
+
+func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, hostPort string) (engines.CacheCounters, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort+"/metrics", nil)
+	if err != nil {
+		return engines.CacheCounters{}, err
+	}
+	hc := r.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return engines.CacheCounters{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return engines.CacheCounters{}, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+	}
+	return rep.ParseCache(resp.Body)
+}
+
+var defaultHTTPClient = &http.Client{Timeout: 5 * time.Second}
+
+// metricsPort is the pod's container port named "metrics", or 0.
+func metricsPort(p *corev1.Pod) int32 {
+	for _, c := range p.Spec.Containers {
+		for _, port := range c.Ports {
+			if port.Name == "metrics" {
+				return port.ContainerPort
+			}
+		}
+	}
+	return 0
+}
+
+// cacheCapacity is the runtime's cache size: the first tier's quota on each
+// ready worker.
+func cacheCapacity(rt client.Object) int64 {
+	var levels []datav1alpha1.Level
+	switch t := rt.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		levels = t.Spec.TieredStore.Levels
+	case *datav1alpha1.JuiceFSRuntime:
+		levels = t.Spec.TieredStore.Levels
+	case *datav1alpha1.JindoRuntime:
+		levels = t.Spec.TieredStore.Levels
+	}
+	if len(levels) == 0 {
+		return 0
+	}
+	var perWorker int64
+	if l := levels[0]; l.QuotaList != "" {
+		for _, q := range strings.Split(l.QuotaList, ",") {
+			perWorker += quantityBytes(strings.TrimSpace(q))
+		}
+	} else if l.Quota != nil {
+		perWorker = l.Quota.Value()
+	}
+	return perWorker * int64(statusOf(rt).WorkerNumberReady)
+}
+
+// quantityBytes parses a size such as "10Gi" or "10.0GiB", or returns 0.
+func quantityBytes(s string) int64 {
+	if len(s) > 1 && s[len(s)-1] == 'B' {
+		s = s[:len(s)-1]
+	}
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return 0
+	}
+	return q.Value()
+}
