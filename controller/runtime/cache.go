@@ -95,27 +95,39 @@ func metricsPort(p *corev1.Pod) int32 {
 // cacheCapacity is the runtime's cache size: the first tier's quota on each
 // ready worker.
 func cacheCapacity(rt client.Object) int64 {
-	var levels []datav1alpha1.Level
-	switch t := rt.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		levels = t.Spec.TieredStore.Levels
-	case *datav1alpha1.JuiceFSRuntime:
-		levels = t.Spec.TieredStore.Levels
-	case *datav1alpha1.JindoRuntime:
-		levels = t.Spec.TieredStore.Levels
-	}
+	levels := levelsOf(rt)
 	if len(levels) == 0 {
 		return 0
 	}
-	var perWorker int64
-	if l := levels[0]; l.QuotaList != "" {
-		for _, q := range strings.Split(l.QuotaList, ",") {
-			perWorker += quantityBytes(strings.TrimSpace(q))
-		}
-	} else if l.Quota != nil {
-		perWorker = l.Quota.Value()
+	return levelQuota(levels[0]) * int64(statusOf(rt).WorkerNumberReady)
+}
+
+// levelsOf returns the runtime's tieredstore levels.
+func levelsOf(rt client.Object) []datav1alpha1.Level {
+	switch t := rt.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		return t.Spec.TieredStore.Levels
+	case *datav1alpha1.JuiceFSRuntime:
+		return t.Spec.TieredStore.Levels
+	case *datav1alpha1.JindoRuntime:
+		return t.Spec.TieredStore.Levels
 	}
-	return perWorker * int64(statusOf(rt).WorkerNumberReady)
+	return nil
+}
+
+// levelQuota is a tier's size on one worker; quotaList overrides quota.
+func levelQuota(l datav1alpha1.Level) int64 {
+	if l.QuotaList != "" {
+		var sum int64
+		for _, q := range strings.Split(l.QuotaList, ",") {
+			sum += quantityBytes(strings.TrimSpace(q))
+		}
+		return sum
+	}
+	if l.Quota != nil {
+		return l.Quota.Value()
+	}
+	return 0
 }
 
 // quantityBytes parses a size such as "10Gi" or "10.0GiB", or returns 0.

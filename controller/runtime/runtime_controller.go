@@ -106,6 +106,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.bind(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.labelNodes(ctx, ds, rt); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.observeCache(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -201,6 +204,13 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 	}
 	ds := &datav1alpha1.Dataset{}
 	err = r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
+	key, found := datav1alpha1.DatasetKey{Namespace: rt.GetNamespace(), Name: rt.GetName()}, (*datav1alpha1.Dataset)(nil)
+	if err == nil {
+		key, found = datav1alpha1.KeyOf(ds), ds
+	}
+	if err := r.unlabelNodes(ctx, key, found, rt, nil); err != nil {
+		return err
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 	case err != nil:

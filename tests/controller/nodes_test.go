@@ -1,0 +1,143 @@
+package controller_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/testobj"
+)
+
+// workerPod stands in for the StatefulSet controller, the scheduler and the
+// kubelet: a worker pod of sts on node, with the given readiness.
+func workerPod(t *testing.T, sts *appsv1.StatefulSet, name, node string, ready bool) *corev1.Pod {
+	t.Helper()
+	ctx := testenv.Context(t)
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Selector.MatchLabels},
+		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}},
+	}
+	if err := env.Client.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	setPodReady(t, p, ready)
+	return p
+}
+
+func setPodReady(t *testing.T, p *corev1.Pod, ready bool) {
+	t.Helper()
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+	if err := env.Client.Status().Update(testenv.Context(t), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJuiceFSNodeCacheLabels shows the controller labels exactly the nodes
+// running ready workers with the Dataset's cache, capacity, dataset-num and
+// exclusive labels, follows worker readiness, records cacheAffinity, and
+// unlabels the nodes when the runtime is deleted.
+func TestJuiceFSNodeCacheLabels(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	nodes := []string{ns + "-n1", ns + "-n2"}
+	for _, n := range nodes {
+		if err := env.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"fluid.io/s-h-juicefs-t-other-ds": "1GiB"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds := testobj.Dataset("coco", ns, testobj.WithMounts("juicefs:///coco"))
+	ds.Spec.Placement = datav1alpha1.ExclusiveMode
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	rt := testobj.JuiceFSRuntime("coco", ns, 2, testobj.Level(datav1alpha1.SSD, "/mnt/a,/mnt/b", "10Gi"))
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{}
+	eventually(t, 20*time.Second, "Helm installs the workers", func() bool {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco-worker"}, sts) == nil
+	})
+	workerPod(t, sts, "coco-worker-0", nodes[0], true)
+	w1 := workerPod(t, sts, "coco-worker-1", nodes[1], true)
+	markReady(t, sts)
+
+	cache := "fluid.io/s-" + ns + "-coco"
+	want := map[string]string{
+		cache:                                    "true",
+		"fluid.io/s-juicefs-" + ns + "-coco":     "true",
+		"fluid.io/s-h-juicefs-m-" + ns + "-coco": "0B",
+		"fluid.io/s-h-juicefs-d-" + ns + "-coco": "10GiB",
+		"fluid.io/s-h-juicefs-t-" + ns + "-coco": "10GiB",
+		datav1alpha1.LabelDatasetNum:             "2", // this dataset and the other one already there
+		datav1alpha1.LabelExclusive:              ns + "_coco",
+	}
+	labelsOf := func(node string) map[string]string {
+		n := &corev1.Node{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: node}, n); err != nil {
+			t.Fatal(err)
+		}
+		return n.Labels
+	}
+	hasAll := func(node string) bool {
+		l := labelsOf(node)
+		for k, v := range want {
+			if l[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	eventually(t, 20*time.Second, "both worker nodes carry the cache labels", func() bool { return hasAll(nodes[0]) && hasAll(nodes[1]) })
+
+	runtime := &datav1alpha1.JuiceFSRuntime{}
+	eventually(t, 10*time.Second, "the runtime records its cacheAffinity", func() bool {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco"}, runtime) == nil && runtime.Status.CacheAffinity != nil
+	})
+	terms := runtime.Status.CacheAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(terms) != 1 || terms[0].MatchExpressions[0].Key != cache || terms[0].MatchExpressions[0].Values[0] != "true" {
+		t.Fatalf("cacheAffinity = %+v", runtime.Status.CacheAffinity)
+	}
+
+	// A worker that stops being ready no longer advertises its node.
+	setPodReady(t, w1, false)
+	eventually(t, 20*time.Second, "the unready worker's node loses the labels", func() bool {
+		l := labelsOf(nodes[1])
+		return l[cache] == "" && l[datav1alpha1.LabelExclusive] == "" && l[datav1alpha1.LabelDatasetNum] == "1"
+	})
+	if !hasAll(nodes[0]) {
+		t.Fatalf("the ready worker's node lost labels: %v", labelsOf(nodes[0]))
+	}
+
+	if err := env.Client.Delete(ctx, runtime); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the runtime is gone", func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco"}, &datav1alpha1.JuiceFSRuntime{}))
+	})
+	l := labelsOf(nodes[0])
+	for k := range want {
+		if k == datav1alpha1.LabelDatasetNum {
+			continue
+		}
+		if _, ok := l[k]; ok {
+			t.Errorf("label %s left on %s after deletion: %v", k, nodes[0], l)
+		}
+	}
+	if got := l[datav1alpha1.LabelDatasetNum]; got != "1" || l["fluid.io/s-h-juicefs-t-other-ds"] != "1GiB" {
+		t.Errorf("other dataset's labels disturbed: %v", fmt.Sprint(l))
+	}
+}
