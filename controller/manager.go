@@ -74,7 +74,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	jfs := &runtime.Reconciler{
 		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
 		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: "fuse.juicefs", FusePath: juicefs.FusePath,
-		CacheRefresh: o.CacheRefresh,
+		CacheRefresh: o.CacheRefresh, Events: mgr.GetEventRecorder("sluice-controller"),
 	}
 	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {
 		return nil, fmt.Errorf("setting up the JuiceFS runtime reconciler: %w", err)

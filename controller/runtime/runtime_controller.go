@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -42,6 +43,9 @@ type Reconciler struct {
 	CacheRefresh time.Duration
 	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
 	HTTPClient *http.Client
+	// Events records the runtime's Ready transitions and Helm actions; nil
+	// records nothing.
+	Events events.EventRecorder
 }
 
 const waitWorkers = 5 * time.Second
@@ -89,6 +93,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	state, act, err := hc.Ensure(ctx, rt.GetName(), helm.Desired{Chart: chart, Values: values})
 	if act != helm.ActionNone {
 		log.Info("engine release", "state", state, "action", act)
+		if act != helm.ActionWait {
+			r.event(rt, corev1.EventTypeNormal, "Release", string(act), "engine release %s: %s (was %s)", rt.GetName(), act, state)
+		}
 	}
 	if err != nil {
 		return ctrl.Result{RequeueAfter: 15 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonReleaseFailed, err.Error())
@@ -184,9 +191,22 @@ func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt clie
 // setReady writes the runtime's Ready condition and status counts.
 func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status metav1.ConditionStatus, reason, msg string) error {
 	s := statusOf(rt)
+	if prev := meta.FindStatusCondition(s.Conditions, ConditionReady); prev == nil || prev.Status != status || prev.Reason != reason {
+		typ := corev1.EventTypeNormal
+		if status != metav1.ConditionTrue && reason != ReasonWorkersNotReady && reason != ReasonDatasetNotFound {
+			typ = corev1.EventTypeWarning
+		}
+		r.event(rt, typ, reason, "Reconcile", "%s", msg)
+	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: rt.GetGeneration()})
 	s.ObservedGeneration = rt.GetGeneration()
 	return r.Client.Status().Update(ctx, rt)
+}
+
+func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {
+	if r.Events != nil {
+		r.Events.Eventf(rt, nil, typ, reason, action, note, args...)
+	}
 }
 
 // delete uninstalls the release, removes the PVC and PV, returns the

@@ -112,12 +112,9 @@ func TestJuiceFSCacheStates(t *testing.T) {
 		return env.Client.Get(ctx, key, got) == nil && sameStates(got.Status.CacheStates, want)
 	})
 	runtime := &datav1alpha1.JuiceFSRuntime{}
-	if err := env.Client.Get(ctx, key, runtime); err != nil {
-		t.Fatal(err)
-	}
-	if !sameStates(runtime.Status.CacheStates, want) {
-		t.Fatalf("runtime cacheStates = %v, want %v", runtime.Status.CacheStates, want)
-	}
+	eventually(t, 10*time.Second, "the runtime reports the same cache states", func() bool {
+		return env.Client.Get(ctx, key, runtime) == nil && sameStates(runtime.Status.CacheStates, want)
+	})
 
 	// The controller re-reads the metrics: more cached, more hits.
 	page.Store(juicefsMetrics(3<<30, 950, 50))

@@ -1,13 +1,17 @@
 package controller_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/testenv"
@@ -23,6 +27,23 @@ func markReady(t *testing.T, sts *appsv1.StatefulSet) {
 	if err := env.Client.Status().Update(testenv.Context(t), sts); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runtimeEvents lists the events about a JuiceFSRuntime, one
+// "<type> <reason>/<action>: <note>" line each.
+func runtimeEvents(t *testing.T, ns, name string) string {
+	t.Helper()
+	list := &eventsv1.EventList{}
+	if err := env.Client.List(testenv.Context(t), list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "JuiceFSRuntime" && e.Regarding.Name == name {
+			fmt.Fprintf(&b, "%s %s/%s: %s\n", e.Type, e.Reason, e.Action, e.Note)
+		}
+	}
+	return b.String()
 }
 
 // TestJuiceFSRuntimeLifecycle installs a JuiceFSRuntime's engine release
@@ -78,13 +99,11 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	if pvc.Labels[datav1alpha1.LabelDatasetName] != "imagenet" || pvc.Spec.VolumeName != pv.Name {
 		t.Fatalf("PVC = %+v", pvc)
 	}
+	// The runtime's status is written after the Dataset is bound.
 	runtime := &datav1alpha1.JuiceFSRuntime{}
-	if err := env.Client.Get(ctx, key("imagenet"), runtime); err != nil {
-		t.Fatal(err)
-	}
-	if runtime.Status.WorkerPhase != datav1alpha1.RuntimePhaseReady || runtime.Status.Selector == "" {
-		t.Fatalf("runtime status = %+v", runtime.Status)
-	}
+	eventually(t, 10*time.Second, "the runtime reports ready workers", func() bool {
+		return env.Client.Get(ctx, key("imagenet"), runtime) == nil && runtime.Status.WorkerPhase == datav1alpha1.RuntimePhaseReady && runtime.Status.Selector != ""
+	})
 
 	// A spec change is applied by a Helm upgrade.
 	runtime.Spec.Replicas = 3
@@ -93,6 +112,12 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	}
 	eventually(t, 20*time.Second, "Helm upgrades the workers to 3 replicas", func() bool {
 		return env.Client.Get(ctx, key("imagenet-worker"), sts) == nil && *sts.Spec.Replicas == 3
+	})
+
+	// The runtime's story is told in events: the install, the binding, the upgrade.
+	eventually(t, 20*time.Second, "events record the release install and upgrade and the binding", func() bool {
+		notes := runtimeEvents(t, ns, "imagenet")
+		return strings.Contains(notes, "Release/Install") && strings.Contains(notes, "Release/Upgrade") && strings.Contains(notes, "Normal Bound/Reconcile")
 	})
 
 	// Deletion uninstalls the release, removes the volumes and unbinds.
