@@ -12,6 +12,9 @@ const (
 	ReasonReleaseFailed   = "ReleaseFailed"
 	ReasonWorkersNotReady = "WorkersNotReady"
 	ReasonBound           = "Bound"
+	// ReasonInUse: the runtime is being deleted but Pods still mount its
+	// Dataset's PVC; its release and volumes stay until they finish.
+	ReasonInUse = "InUse"
 
 	// Finalizer keeps a runtime until its release, volumes and binding are
 	// cleaned up.

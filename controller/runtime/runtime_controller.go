@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -48,7 +49,10 @@ type Reconciler struct {
 	Events events.EventRecorder
 }
 
-const waitWorkers = 5 * time.Second
+const (
+	waitWorkers = 5 * time.Second
+	waitInUse   = 10 * time.Second
+)
 
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -57,6 +61,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !rt.GetDeletionTimestamp().IsZero() {
+		if users, err := r.podsUsing(ctx, rt); err != nil || len(users) > 0 {
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			return ctrl.Result{RequeueAfter: waitInUse}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonInUse,
+				fmt.Sprintf("deletion waits for Pods using the Dataset's PVC to finish: %s", strings.Join(users, ", ")))
+		}
 		return ctrl.Result{}, r.delete(ctx, rt)
 	}
 	if controllerutil.AddFinalizer(rt, Finalizer) {

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -120,8 +122,36 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 		return strings.Contains(notes, "Release/Install") && strings.Contains(notes, "Release/Upgrade") && strings.Contains(notes, "Normal Bound/Reconcile")
 	})
 
-	// Deletion uninstalls the release, removes the volumes and unbinds.
+	// Deletion waits while a Pod still mounts the Dataset's PVC.
+	reader := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "reader", Namespace: ns},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "imagenet"}}}}},
+	}
+	if err := env.Client.Create(ctx, reader); err != nil {
+		t.Fatal(err)
+	}
 	if err := env.Client.Delete(ctx, runtime); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the runtime says it is in use by the reader", func() bool {
+		if env.Client.Get(ctx, key("imagenet"), runtime) != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(runtime.Status.Conditions, "Ready")
+		return c != nil && c.Reason == "InUse" && strings.Contains(c.Message, "reader")
+	})
+	if err := env.Client.Get(ctx, key("imagenet-worker"), sts); err != nil {
+		t.Fatalf("the release was removed while a Pod used the dataset: %v", err)
+	}
+	if err := env.Client.Get(ctx, key("imagenet"), pvc); err != nil || !pvc.DeletionTimestamp.IsZero() {
+		t.Fatalf("the PVC was deleted while a Pod used it: %v", err)
+	}
+
+	// Once the Pod finishes, deletion uninstalls the release, removes the
+	// volumes and unbinds.
+	reader.Status.Phase = corev1.PodSucceeded
+	if err := env.Client.Status().Update(ctx, reader); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "the runtime is gone", func() bool {
