@@ -18,6 +18,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
@@ -273,5 +275,27 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil {
 		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm and FusePath are required")
 	}
-	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests)).
+		Complete(r)
+}
+
+// podRequests maps a Pod to the runtimes it matters to: those whose Dataset
+// PVC it mounts (deletion waits for it) and, for an engine pod, its release
+// (worker readiness moves node labels).
+func podRequests(_ context.Context, o client.Object) []reconcile.Request {
+	p, ok := o.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}})
+		}
+	}
+	if inst := p.Labels["app.kubernetes.io/instance"]; inst != "" && p.Labels["app.kubernetes.io/managed-by"] == "sluice" {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: inst}})
+	}
+	return out
 }

@@ -154,7 +154,8 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	if err := env.Client.Status().Update(ctx, reader); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "the runtime is gone", func() bool {
+	// The Pod watch resumes deletion; well before the 10 s recheck.
+	eventually(t, 8*time.Second, "the runtime is gone", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key("imagenet"), &datav1alpha1.JuiceFSRuntime{}))
 	})
 	if err := env.Client.Get(ctx, key("imagenet-worker"), sts); !apierrors.IsNotFound(err) {
