@@ -46,7 +46,7 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 			return err
 		}
 	}
-	if err := r.unlabelNodes(ctx, key, ds, rt, want); err != nil {
+	if err := r.unlabelNodes(ctx, key, labels, want); err != nil {
 		return err
 	}
 	statusOf(rt).CacheAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
@@ -57,13 +57,13 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 	return nil
 }
 
-// unlabelNodes removes the Dataset's labels from labelled nodes not in keep.
-func (r *Reconciler) unlabelNodes(ctx context.Context, key datav1alpha1.DatasetKey, ds *datav1alpha1.Dataset, rt client.Object, keep map[string]bool) error {
+// unlabelNodes removes labels (the Dataset's cacheLabels) from the nodes
+// carrying them that are not in keep.
+func (r *Reconciler) unlabelNodes(ctx context.Context, key datav1alpha1.DatasetKey, labels map[string]string, keep map[string]bool) error {
 	nodes := &corev1.NodeList{}
 	if err := r.Client.List(ctx, nodes, client.MatchingLabels{key.RuntimeCacheLabelKey(r.Engine.Type()): "true"}); err != nil {
 		return err
 	}
-	labels := r.cacheLabels(key, ds, rt)
 	for _, n := range nodes.Items {
 		if !keep[n.Name] {
 			if err := r.patchNode(ctx, n.Name, labels, false); err != nil {

@@ -241,7 +241,7 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 	if err == nil {
 		key, found = datav1alpha1.KeyOf(ds), ds
 	}
-	if err := r.unlabelNodes(ctx, key, found, rt, nil); err != nil {
+	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {
 		return err
 	}
 	switch {

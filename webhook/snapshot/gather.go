@@ -116,7 +116,13 @@ func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1
 
 // get reads one object; a missing object is not an error.
 func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
-	if err := g.Reader.Get(ctx, key, obj); err != nil {
+	return GetOptional(ctx, g.Reader, key, obj)
+}
+
+// GetOptional reads one object into obj and reports whether it exists; a
+// missing object is not an error, any other failure names the object.
+func GetOptional(ctx context.Context, r client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
+	if err := r.Get(ctx, key, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}

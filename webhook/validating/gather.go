@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/snapshot"
 	"github.com/sluice-data/sluice/webhook/validating/claim"
 )
 
@@ -115,13 +115,7 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 }
 
 func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
-	if err := g.Reader.Get(ctx, key, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
-	}
-	return true, nil
+	return snapshot.GetOptional(ctx, g.Reader, key, obj)
 }
 
 func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *datav1alpha1.OperationRef) (bool, error) {
