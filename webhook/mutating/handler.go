@@ -15,6 +15,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
 
@@ -67,7 +68,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		Pod: pod, Operation: string(req.Operation), Namespace: req.Namespace,
 		User: req.UserInfo, DryRun: ptr.Deref(req.DryRun, false),
 	})
-	var denied *DeniedError
+	var denied *decision.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		resp = admission.Denied(denied.Error())

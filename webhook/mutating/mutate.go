@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -51,19 +50,6 @@ type Result struct {
 	Patch []jsonpatch.JsonPatchOperation
 }
 
-// DeniedError rejects a Pod; it lists every reason.
-type DeniedError struct {
-	Denials []decision.Denial
-}
-
-func (e *DeniedError) Error() string {
-	msgs := make([]string, len(e.Denials))
-	for i, d := range e.Denials {
-		msgs[i] = d.String()
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // Pipeline is the policy evaluation plus the mutators, in order.
 type Pipeline struct {
 	Engine         *policy.Engine
@@ -80,7 +66,7 @@ func DefaultMutators() []Mutator {
 }
 
 // Mutate evaluates the policies for req and applies the decision to a copy
-// of req.Pod. A denial is a *DeniedError; a policy or mutator failure is an
+// of req.Pod. A denial is a *decision.DeniedError; a policy or mutator failure is an
 // error naming the policy or mutator. In both cases nothing is applied.
 func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	vols, err := p.Gatherer.DatasetVolumes(ctx, req.Namespace, req.Pod)
@@ -100,7 +86,7 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if len(d.Deny) > 0 {
-		return &Result{Decision: d, Pod: req.Pod}, &DeniedError{Denials: d.Deny}
+		return &Result{Decision: d, Pod: req.Pod}, &decision.DeniedError{Denials: d.Deny}
 	}
 	res := &Result{Decision: d, Pod: req.Pod}
 	if d.Empty() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -14,11 +15,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
-	"github.com/sluice-data/sluice/webhook/validating"
 )
 
 type evalOptions struct {
@@ -88,15 +89,8 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 		return err
 	}
 	res, err := pipeline.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace})
-	var denied *mutating.DeniedError
-	if errors.As(err, &denied) {
-		for _, d := range denied.Denials {
-			fmt.Fprintln(cmd.ErrOrStderr(), "denied:", d.String())
-		}
-		return &ExitError{Code: 1}
-	}
 	if err != nil {
-		return err
+		return denialExit(cmd.ErrOrStderr(), err)
 	}
 	for _, w := range res.Decision.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -138,15 +132,8 @@ func (o *evalOptions) runValidating(ctx context.Context, cmd *cobra.Command, bun
 		return err
 	}
 	d, err := pipeline.Validate(ctx, req)
-	var denied *validating.DeniedError
-	if errors.As(err, &denied) {
-		for _, x := range denied.Denials {
-			fmt.Fprintln(cmd.ErrOrStderr(), "denied:", x.String())
-		}
-		return &ExitError{Code: 1}
-	}
 	if err != nil {
-		return err
+		return denialExit(cmd.ErrOrStderr(), err)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -195,4 +182,17 @@ func readPod(path string) (*corev1.Pod, error) {
 		pod.Namespace = "default"
 	}
 	return pod, nil
+}
+
+// denialExit prints a policy denial's reasons and exits 1; any other error
+// is returned as it is.
+func denialExit(w io.Writer, err error) error {
+	var denied *decision.DeniedError
+	if !errors.As(err, &denied) {
+		return err
+	}
+	for _, d := range denied.Denials {
+		fmt.Fprintln(w, "denied:", d.String())
+	}
+	return &ExitError{Code: 1}
 }

@@ -17,6 +17,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
 
@@ -71,7 +72,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		Kind: req.Kind.Kind, Operation: string(req.Operation), Namespace: req.Namespace, User: req.UserInfo,
 		DryRun: ptr.Deref(req.DryRun, false), Object: obj, Raw: req.Object.Raw, Old: old, OldRaw: req.OldObject.Raw,
 	})
-	var denied *DeniedError
+	var denied *decision.DeniedError
 	switch {
 	case errors.As(err, &denied):
 		resp = admission.Denied(denied.Error())

@@ -37,19 +37,6 @@ type Request struct {
 	OldRaw []byte
 }
 
-// DeniedError rejects an object; it lists every reason.
-type DeniedError struct {
-	Denials []decision.Denial
-}
-
-func (e *DeniedError) Error() string {
-	msgs := make([]string, len(e.Denials))
-	for i, d := range e.Denials {
-		msgs[i] = d.String()
-	}
-	return strings.Join(msgs, "; ")
-}
-
 // ExclusiveRule names the denial of an operation whose Dataset is held.
 const ExclusiveRule = "operation-exclusive"
 
@@ -63,7 +50,7 @@ type Pipeline struct {
 }
 
 // Validate evaluates the policies for req and records the claims they ask
-// for. A denial is a *DeniedError; a policy failure is an error naming the
+// for. A denial is a *decision.DeniedError; a policy failure is an error naming the
 // policy. The returned decision carries the warnings.
 func (p *Pipeline) Validate(ctx context.Context, req Request) (*decision.Validating, error) {
 	active := p.Engine.Active()
@@ -93,7 +80,7 @@ func (p *Pipeline) Validate(ctx context.Context, req Request) (*decision.Validat
 		return nil, fmt.Errorf("policy %s: %w", policies.ValidatingQuery, err)
 	}
 	if len(d.Deny) > 0 {
-		return d, &DeniedError{Denials: d.Deny}
+		return d, &decision.DeniedError{Denials: d.Deny}
 	}
 	if p.Claimer == nil {
 		return d, nil
@@ -108,7 +95,7 @@ func (p *Pipeline) Validate(ctx context.Context, req Request) (*decision.Validat
 		var missing *claim.NotFoundError
 		switch {
 		case errors.As(err, &held):
-			return d, &DeniedError{Denials: []decision.Denial{{Rule: ExclusiveRule, Message: held.Error()}}}
+			return d, &decision.DeniedError{Denials: []decision.Denial{{Rule: ExclusiveRule, Message: held.Error()}}}
 		case errors.As(err, &missing):
 			d.Warnings = append(d.Warnings, fmt.Sprintf("%s; the operation waits, and the Dataset is claimed when it exists", missing.Error()))
 		case err != nil:
