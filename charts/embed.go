@@ -5,12 +5,19 @@ import (
 	"io/fs"
 )
 
-//go:embed all:juicefs
+//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake
 var all embed.FS
 
-// JuiceFS is the JuiceFS engine's chart (the directory's files, rooted at
-// Chart.yaml).
-var JuiceFS = mustSub("juicefs")
+// Each engine's chart: the directory's files, rooted at Chart.yaml.
+var (
+	JuiceFS = mustSub("juicefs")
+	Alluxio = mustSub("alluxio")
+	Jindo   = mustSub("jindo")
+	Thin    = mustSub("thin")
+	// Fake is the test engine's chart: workers (and optionally a master)
+	// of a pause image, nothing else.
+	Fake = mustSub("fake")
+)
 
 func mustSub(dir string) fs.FS {
 	sub, err := fs.Sub(all, dir)

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -47,9 +48,32 @@ func Invalid(format string, args ...any) error {
 // CacheReporter is implemented by engines whose pods export cache metrics.
 type CacheReporter interface {
 	// CachePods are the labels of the runtime's pods that report cache
-	// figures; each serves them over HTTP on /metrics at its container port
-	// named "metrics".
+	// figures; each serves them over HTTP on MetricsPath at its container
+	// port named "metrics".
 	CachePods(rt client.Object) map[string]string
+	// MetricsPath is the HTTP path of the metrics page, e.g. "/metrics".
+	MetricsPath() string
 	// ParseCache reads one pod's metrics page.
 	ParseCache(r io.Reader) (CacheCounters, error)
+}
+
+// Components are the workloads an engine's chart runs for a runtime, which
+// the reconciler waits for and reports: StatefulSets named "<name>-master"
+// and "<name>-worker" (the FUSE DaemonSet is always "<name>-fuse").
+type Components struct {
+	Master bool
+	Worker bool
+}
+
+// Topology is implemented by engines whose release does not run exactly a
+// worker StatefulSet; engines without it run workers only.
+type Topology interface {
+	Components(rt client.Object) Components
+}
+
+// Resolver is implemented by engines whose values depend on other objects
+// (the ThinRuntimeProfile a ThinRuntime names); the reconciler calls it
+// instead of Values.
+type Resolver interface {
+	ResolveValues(ctx context.Context, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error)
 }

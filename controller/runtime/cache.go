@@ -59,7 +59,7 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 }
 
 func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, hostPort string) (engines.CacheCounters, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort+rep.MetricsPath(), nil)
 	if err != nil {
 		return engines.CacheCounters{}, err
 	}

@@ -20,5 +20,8 @@ func (Engine) CachePods(rt client.Object) map[string]string {
 	return map[string]string{"app.kubernetes.io/instance": rt.GetName(), "app.kubernetes.io/name": "juicefs", "role": "juicefs-fuse"}
 }
 
+// MetricsPath implements engines.CacheReporter.
+func (Engine) MetricsPath() string { return "/metrics" }
+
 // ParseCache implements engines.CacheReporter.
 func (Engine) ParseCache(r io.Reader) (engines.CacheCounters, error) { return ParseMetrics(r) }
