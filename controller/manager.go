@@ -73,7 +73,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	helmClients := &helmClients{cfg: cfg}
 	jfs := &runtime.Reconciler{
 		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
-		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: "fuse.juicefs", FusePath: juicefs.FusePath,
+		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: runtime.StaticMountType("fuse.juicefs"), FusePath: juicefs.FusePath,
 		CacheRefresh: o.CacheRefresh, Events: mgr.GetEventRecorder("sluice-controller"),
 	}
 	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {

@@ -11,6 +11,7 @@ const (
 	ReasonInvalidSpec     = "InvalidSpec"
 	ReasonReleaseFailed   = "ReleaseFailed"
 	ReasonWorkersNotReady = "WorkersNotReady"
+	ReasonMastersNotReady = "MastersNotReady"
 	ReasonBound           = "Bound"
 	// ReasonInUse: the runtime is being deleted but Pods still mount its
 	// Dataset's PVC; its release and volumes stay until they finish.
@@ -20,3 +21,10 @@ const (
 	// cleaned up.
 	Finalizer = "data.sluice.io/runtime"
 )
+
+// waitMessages explain the reasons that mean "still starting" (reported as
+// Normal events, not warnings).
+var waitMessages = map[string]string{
+	ReasonMastersNotReady: "waiting for the cache masters",
+	ReasonWorkersNotReady: "waiting for the cache workers",
+}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,8 +36,9 @@ type Reconciler struct {
 	Engine engines.Engine
 	// Helm returns the Helm client for a namespace.
 	Helm func(namespace string) (*helm.Client, error)
-	// MountType is the FUSE file-system type recorded on PVs, e.g. fuse.juicefs.
-	MountType string
+	// MountType returns the FUSE file-system type recorded on the runtime's
+	// PV, e.g. fuse.juicefs (StaticMountType for a fixed one).
+	MountType func(ctx context.Context, rt client.Object) (string, error)
 	// FusePath returns the host directory of a dataset's FUSE mount.
 	FusePath func(namespace, name string) string
 	// CacheRefresh is how often a bound runtime's cache states are
@@ -87,7 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if other := boundElsewhere(ds, rt, r.Engine.Type()); other != "" {
 		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonDatasetBound, fmt.Sprintf("Dataset %s is bound to %s", req, other))
 	}
-	values, err := r.Engine.Values(ds, rt)
+	values, err := r.values(ctx, ds, rt)
 	var engErr *engines.Error
 	if errors.As(err, &engErr) {
 		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, engErr.Reason, engErr.Error())
@@ -113,12 +113,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{RequeueAfter: 15 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonReleaseFailed, err.Error())
 	}
-	ready, err := r.observeWorkers(ctx, rt)
+	waiting, err := r.observeComponents(ctx, rt)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if !ready {
-		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonWorkersNotReady, "waiting for the cache workers")
+	if waiting != "" {
+		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, metav1.ConditionFalse, waiting, waitMessages[waiting])
 	}
 	if err := r.ensureVolumes(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
@@ -135,6 +135,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
 }
 
+// values are the engine's chart values for the runtime.
+func (r *Reconciler) values(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error) {
+	if res, ok := r.Engine.(engines.Resolver); ok {
+		return res.ResolveValues(ctx, r.Client, ds, rt)
+	}
+	return r.Engine.Values(ds, rt)
+}
+
+// StaticMountType is a Reconciler.MountType for engines with one FUSE
+// file-system type.
+func StaticMountType(t string) func(context.Context, client.Object) (string, error) {
+	return func(context.Context, client.Object) (string, error) { return t, nil }
+}
+
 // boundElsewhere names the runtime the Dataset is bound to, if not this one.
 func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType string) string {
 	for _, r := range ds.Status.Runtimes {
@@ -145,33 +159,13 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 	return ""
 }
 
-// observeWorkers copies the worker StatefulSet's counts into the runtime's
-// status and reports whether every desired worker is ready.
-func (r *Reconciler) observeWorkers(ctx context.Context, rt client.Object) (bool, error) {
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: rt.GetNamespace(), Name: rt.GetName() + "-worker"}, sts); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	desired := int32(1)
-	if sts.Spec.Replicas != nil {
-		desired = *sts.Spec.Replicas
-	}
-	s := statusOf(rt)
-	s.DesiredWorkerNumberScheduled, s.CurrentWorkerNumberScheduled = desired, sts.Status.Replicas
-	s.WorkerNumberReady, s.WorkerNumberAvailable = sts.Status.ReadyReplicas, sts.Status.AvailableReplicas
-	s.WorkerPhase = workerPhase(sts.Status.ReadyReplicas, desired)
-	if sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector); err == nil {
-		s.Selector = sel.String()
-	}
-	return sts.Status.ReadyReplicas >= desired && sts.Status.ObservedGeneration >= sts.Generation, nil
-}
-
 func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+	mountType, err := r.MountType(ctx, rt)
+	if err != nil {
+		return err
+	}
 	pv, err := volume.PV(ds, volume.Spec{
-		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: r.MountType,
+		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: mountType,
 		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(rt),
 	})
 	if err != nil {
@@ -206,7 +200,7 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	s := statusOf(rt)
 	if prev := meta.FindStatusCondition(s.Conditions, ConditionReady); prev == nil || prev.Status != status || prev.Reason != reason {
 		typ := corev1.EventTypeNormal
-		if status != metav1.ConditionTrue && reason != ReasonWorkersNotReady && reason != ReasonDatasetNotFound {
+		if status != metav1.ConditionTrue && waitMessages[reason] == "" && reason != ReasonDatasetNotFound {
 			typ = corev1.EventTypeWarning
 		}
 		r.event(rt, typ, reason, "Reconcile", "%s", msg)
@@ -272,8 +266,8 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 // SetupWithManager registers the reconciler, woken by its runtime kind and
 // the worker StatefulSets it owns through Helm (by name).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
-	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil {
-		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm and FusePath are required")
+	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil {
+		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
 	}
 	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests)).
