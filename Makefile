@@ -18,6 +18,10 @@ GO_FILES    = $(shell find . -name '*.go' -not -path './bin/*' -not -path './.gi
 CONTROLLER_GEN := $(BIN)/controller-gen
 KUBE_APISERVER := $(BIN)/kube-apiserver
 ETCD           := $(BIN)/etcd
+KUBE_SCHEDULER := $(BIN)/kube-scheduler
+KUBE_CM        := $(BIN)/kube-controller-manager
+KWOK           := $(BIN)/kwok
+KWOK_STAGES    := $(BIN)/kwok-stages.yaml
 
 export KUBEBUILDER_ASSETS := $(BIN)
 
@@ -71,10 +75,13 @@ dev: build kube-binaries ## Run Sluice on an embedded local control plane with t
 	$(BIN)/sluice dev --demo
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) kube-binaries ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) kube-binaries sim-binaries ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
+
+.PHONY: sim-binaries
+sim-binaries: kube-binaries $(KUBE_SCHEDULER) $(KUBE_CM) $(KWOK) $(KWOK_STAGES) ## Build the simulated cluster's scheduler, controller-manager and kwok into bin/.
 
 $(CONTROLLER_GEN): tests/tools/codegen/go.mod tests/tools/codegen/go.sum
 	hack/tool.sh tests/tools/codegen sigs.k8s.io/controller-tools/cmd/controller-gen $@
@@ -85,14 +92,26 @@ $(KUBE_APISERVER): tests/tools/kube/go.mod tests/tools/kube/go.sum
 $(ETCD): tests/tools/etcd/go.mod tests/tools/etcd/go.sum
 	hack/tool.sh tests/tools/etcd go.etcd.io/etcd/server/v3 $@
 
+$(KUBE_SCHEDULER): tests/tools/kube/go.mod tests/tools/kube/go.sum
+	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-scheduler $@
+
+$(KUBE_CM): tests/tools/kube/go.mod tests/tools/kube/go.sum
+	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-controller-manager $@
+
+$(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
+	hack/tool.sh tests/tools/kwok sigs.k8s.io/kwok/cmd/kwok $@
+
+$(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages.sh
+	hack/kwok-stages.sh $@
+
 ##@ Test
 
 .PHONY: test
-test: kube-binaries ## Run every test against a real kube-apiserver and etcd (built when missing).
+test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: bench
-bench: kube-binaries ## Run the benchmarks (admission latency against a real API server; reports p50/p99).
+bench: sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound on a simulated cluster).
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
 
 .PHONY: fuzz

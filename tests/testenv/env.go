@@ -93,19 +93,26 @@ func (e *Env) Webhook() *envtest.WebhookInstallOptions { return &e.env.WebhookIn
 // to a file in t's temp dir, for tests that run a command with --kubeconfig.
 func (e *Env) Kubeconfig(t testing.TB) string {
 	t.Helper()
-	user, err := e.env.ControlPlane.AddUser(envtest.User{Name: "sluice-test-admin", Groups: []string{"system:masters"}}, nil)
+	path, err := e.WriteKubeconfig(t.TempDir())
 	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// WriteKubeconfig writes an administrator's kubeconfig into dir and
+// returns its path.
+func (e *Env) WriteKubeconfig(dir string) (string, error) {
+	user, err := e.env.ControlPlane.AddUser(envtest.User{Name: "sluice-test-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return "", err
+	}
+	data, err := user.KubeConfig()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "kubeconfig")
+	return path, os.WriteFile(path, data, 0o600)
 }
 
 // Stop stops the control plane.

@@ -1,0 +1,56 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/simcluster"
+)
+
+var cluster *simcluster.Cluster
+
+// nodes are the fake nodes the tests schedule on.
+var nodes []string
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	ctrl.SetLogger(logr.Discard())
+	c, err := simcluster.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "simcluster:", err)
+		return 1
+	}
+	cluster = c
+	defer func() {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "simcluster: stopping:", err)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if nodes, err = c.AddNodes(ctx, "kwok-node", 3, 110, map[string]string{"topology.kubernetes.io/zone": "zone-a"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	o := controller.NewOptions()
+	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
+	mgr, err := controller.New(c.Config, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "controller stopped:", err)
+		}
+	}()
+	return m.Run()
+}

@@ -1,0 +1,167 @@
+package simcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+)
+
+// Cluster is a running simulated cluster.
+type Cluster struct {
+	*testenv.Env
+	// Kubeconfig is an administrator's kubeconfig file for the cluster.
+	Kubeconfig string
+
+	dir   string
+	procs []*process
+}
+
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+	done chan error
+}
+
+// Start starts the control plane, then kube-scheduler,
+// kube-controller-manager and kwok against it. Call Stop when done.
+func Start() (*Cluster, error) {
+	for _, bin := range []string{"kube-scheduler", "kube-controller-manager", "kwok", "kwok-stages.yaml"} {
+		if _, err := os.Stat(filepath.Join(testenv.BinDir(), bin)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run `make sim-binaries` (or `make test`, which builds it): %w", bin, testenv.BinDir(), err)
+		}
+	}
+	env, err := testenv.Start()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Env: env}
+	if err := c.start(); err != nil {
+		_ = c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) start() error {
+	dir, err := os.MkdirTemp("", "sluice-sim-")
+	if err != nil {
+		return err
+	}
+	c.dir = dir
+	if c.Kubeconfig, err = c.WriteKubeconfig(dir); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// kwok renews node leases there.
+	lease := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: corev1.NamespaceNodeLease}}
+	if err := c.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	k := c.Kubeconfig
+	// Client rate limits are raised so that hundreds of pods move at once.
+	qps := []string{"--kube-api-qps=500", "--kube-api-burst=1000"}
+	for _, p := range []struct {
+		name string
+		args []string
+	}{
+		{"kube-scheduler", append([]string{"--kubeconfig=" + k, "--authentication-kubeconfig=" + k, "--authorization-kubeconfig=" + k,
+			"--leader-elect=false", "--secure-port=0"}, qps...)},
+		{"kube-controller-manager", append([]string{"--kubeconfig=" + k, "--leader-elect=false", "--secure-port=0",
+			"--controllers=*,-serviceaccount-token,-serviceaccount", "--use-service-account-credentials=false",
+			"--concurrent-statefulset-syncs=20"}, qps...)},
+		{"kwok", []string{"--kubeconfig=" + k, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
+			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--server-address=127.0.0.1:0", "--config=" + filepath.Join(testenv.BinDir(), "kwok-stages.yaml")}},
+	} {
+		if err := c.run(p.name, p.args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) run(name string, args ...string) error {
+	log := filepath.Join(c.dir, name+".log")
+	f, err := os.Create(log)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(testenv.BinDir(), name), args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, log: log, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); f.Close() }()
+	c.procs = append(c.procs, p)
+	return nil
+}
+
+// Check reports a component that has exited, with the end of its log.
+func (c *Cluster) Check() error {
+	for _, p := range c.procs {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return fmt.Errorf("%s exited (%v); its log ends:\n%s", p.name, err, tail(p.log, 30))
+		default:
+		}
+	}
+	return nil
+}
+
+// Logs returns the end of each component's log, for a failing test.
+func (c *Cluster) Logs(lines int) string {
+	var b strings.Builder
+	for _, p := range c.procs {
+		fmt.Fprintf(&b, "=== %s (%s)\n%s\n", p.name, p.log, tail(p.log, lines))
+	}
+	return b.String()
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// Stop stops the components and the control plane and removes the
+// cluster's files.
+func (c *Cluster) Stop() error {
+	var errs []error
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		p := c.procs[i]
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	if c.Env != nil {
+		errs = append(errs, c.Env.Stop())
+	}
+	if c.dir != "" {
+		errs = append(errs, os.RemoveAll(c.dir))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,44 @@
+package simcluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FakeNodeAnnotation marks the nodes kwok manages.
+const FakeNodeAnnotation = "kwok.x-k8s.io/node"
+
+// AddNodes creates fake nodes named <prefix>-0 … <prefix>-<n-1>, with the
+// given labels besides kubernetes.io/hostname, each able to run maxPods
+// pods. kwok makes them Ready.
+func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, labels map[string]string) ([]string, error) {
+	names := make([]string, 0, n)
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{FakeNodeAnnotation: "fake"},
+				Labels: map[string]string{corev1.LabelHostname: name, "type": "kwok"}},
+			Spec: corev1.NodeSpec{Taints: nil},
+		}
+		for k, v := range labels {
+			node.Labels[k] = v
+		}
+		if err := c.Client.Create(ctx, node); err != nil {
+			return nil, fmt.Errorf("creating node %s: %w", name, err)
+		}
+		res := corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
+			corev1.ResourcePods: *resource.NewQuantity(int64(maxPods), resource.DecimalSI),
+		}
+		node.Status = corev1.NodeStatus{Capacity: res, Allocatable: res}
+		if err := c.Client.Status().Update(ctx, node); err != nil {
+			return nil, fmt.Errorf("setting node %s capacity: %w", name, err)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
