@@ -18,10 +18,11 @@ func NewCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run Sluice's controller manager",
-		Long: `Runs the controller manager. Today it reconciles data operations' holds on
-Datasets (releasing finished, deleted and never-stored operations, and
-claiming for operations admitted without a claim); dataset binding, engines,
-volumes and cache states join it as they are built.`,
+		Long: `Runs the controller manager: it binds each runtime to its Dataset, installs
+and upgrades the engine's release with the Helm SDK, creates the Dataset's
+PV and PVC, labels the nodes holding its cache, reports cache states from
+the engine's metrics, and keeps one data operation per kind and Dataset
+(releasing the holds of finished, deleted and never-stored operations).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
@@ -47,6 +48,9 @@ volumes and cache states join it as they are built.`,
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace, "namespace of the leader-election lease (default: the Pod's)")
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that does not exist is kept")
 	fs.DurationVar(&o.CacheRefresh, "cache-refresh-interval", o.CacheRefresh, "how often bound runtimes' cache states are re-read from their pods' metrics (0: only on changes)")
+	fs.IntVar(&o.Concurrency, "concurrent-reconciles", o.Concurrency, "how many runtimes of one kind reconcile at once")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "API requests per second the controller may send (negative: no client-side limit)")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "API request burst above --kube-api-qps")
 	goflags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goflags)
 	fs.AddGoFlagSet(goflags)

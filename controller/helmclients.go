@@ -3,7 +3,6 @@ package controller
 import (
 	"sync"
 
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller/helm"
@@ -11,9 +10,9 @@ import (
 
 // helmClients keeps one Helm client per namespace.
 type helmClients struct {
-	cfg *rest.Config
-	mu  sync.Mutex
-	by  map[string]*helm.Client
+	discovery *helm.Discovery
+	mu        sync.Mutex
+	by        map[string]*helm.Client
 }
 
 func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
@@ -23,7 +22,7 @@ func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
 		return c, nil
 	}
 	log := ctrl.Log.WithName("helm").WithValues("namespace", ns)
-	c, err := helm.NewClientForConfig(h.cfg, ns, func(format string, args ...any) { log.V(1).Info(format, "args", args) })
+	c, err := helm.NewClientForConfig(h.discovery, ns, func(format string, args ...any) { log.V(1).Info(format, "args", args) })
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/dataops"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/runtime"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/webhook/policy"
@@ -30,11 +31,17 @@ type Options struct {
 	ClaimGracePeriod time.Duration
 	// CacheRefresh is how often bound runtimes' cache states are re-read.
 	CacheRefresh time.Duration
+	// Concurrency is how many runtimes of one kind reconcile at once.
+	Concurrency int
+	// QPS and Burst limit the controller's API requests (QPS < 0: no limit).
+	QPS   float32
+	Burst int
 }
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second}
+	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
+		Concurrency: 8, QPS: 100, Burst: 200}
 }
 
 // LeaderElectionID names the controller's leader-election lease.
@@ -43,6 +50,8 @@ const LeaderElectionID = "sluice-controller.data.fluid.io"
 // New builds the controller manager with every reconciler. Start it with
 // mgr.Start.
 func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  sluicescheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
@@ -70,11 +79,11 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := ops.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the data-operation reconcilers: %w", err)
 	}
-	helmClients := &helmClients{cfg: cfg}
+	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg)}
 	jfs := &runtime.Reconciler{
 		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
 		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: runtime.StaticMountType("fuse.juicefs"), FusePath: juicefs.FusePath,
-		CacheRefresh: o.CacheRefresh, Events: mgr.GetEventRecorder("sluice-controller"),
+		CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
 	}
 	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {
 		return nil, fmt.Errorf("setting up the JuiceFS runtime reconciler: %w", err)

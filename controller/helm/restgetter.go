@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -10,29 +12,50 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
+// Discovery is the API discovery Helm clients share: one in-memory cache
+// and one REST mapper for a cluster, so that installing a release does not
+// rediscover every API group. The mapper re-reads discovery when it meets
+// an unknown kind.
+type Discovery struct {
+	cfg    *rest.Config
+	once   sync.Once
+	err    error
+	dc     discovery.CachedDiscoveryInterface
+	mapper meta.RESTMapper
+}
+
+// NewDiscovery returns the shared discovery for the cluster behind cfg;
+// nothing is read until a client needs it.
+func NewDiscovery(cfg *rest.Config) *Discovery { return &Discovery{cfg: rest.CopyConfig(cfg)} }
+
+func (d *Discovery) init() error {
+	d.once.Do(func() {
+		dc, err := discovery.NewDiscoveryClientForConfig(d.cfg)
+		if err != nil {
+			d.err = err
+			return
+		}
+		d.dc = memory.NewMemCacheClient(dc)
+		d.mapper = restmapper.NewDeferredDiscoveryRESTMapper(d.dc)
+	})
+	return d.err
+}
+
 // restGetter gives the Helm SDK the clients of a rest.Config (Helm asks for a
 // kubeconfig-style RESTClientGetter).
 type restGetter struct {
-	cfg       *rest.Config
+	d         *Discovery
 	namespace string
 }
 
-func (g *restGetter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.cfg), nil }
+func (g *restGetter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.d.cfg), nil }
 
 func (g *restGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	dc, err := discovery.NewDiscoveryClientForConfig(g.cfg)
-	if err != nil {
-		return nil, err
-	}
-	return memory.NewMemCacheClient(dc), nil
+	return g.d.dc, g.d.init()
 }
 
 func (g *restGetter) ToRESTMapper() (meta.RESTMapper, error) {
-	dc, err := g.ToDiscoveryClient()
-	if err != nil {
-		return nil, err
-	}
-	return restmapper.NewDeferredDiscoveryRESTMapper(dc), nil
+	return g.d.mapper, g.d.init()
 }
 
 func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
@@ -40,7 +63,7 @@ func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {
 }
 
 // NewClientForConfig returns a Client for the releases of one namespace of
-// the cluster behind cfg.
-func NewClientForConfig(cfg *rest.Config, namespace string, log func(string, ...any)) (*Client, error) {
-	return NewClient(&restGetter{cfg: cfg, namespace: namespace}, namespace, log)
+// the cluster d discovers.
+func NewClientForConfig(d *Discovery, namespace string, log func(string, ...any)) (*Client, error) {
+	return NewClient(&restGetter{d: d, namespace: namespace}, namespace, log)
 }

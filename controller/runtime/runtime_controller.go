@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -46,6 +47,8 @@ type Reconciler struct {
 	CacheRefresh time.Duration
 	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
 	HTTPClient *http.Client
+	// Concurrency is how many runtimes reconcile at once (default 1).
+	Concurrency int
 	// Events records the runtime's Ready transitions and Helm actions; nil
 	// records nothing.
 	Events events.EventRecorder
@@ -270,6 +273,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
 	}
 	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests)).
 		Complete(r)
 }

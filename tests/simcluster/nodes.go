@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // FakeNodeAnnotation marks the nodes kwok manages.
@@ -34,8 +35,10 @@ func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, l
 			corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
 			corev1.ResourcePods: *resource.NewQuantity(int64(maxPods), resource.DecimalSI),
 		}
-		node.Status = corev1.NodeStatus{Capacity: res, Allocatable: res}
-		if err := c.Client.Status().Update(ctx, node); err != nil {
+		// A patch, not an update: kwok starts patching the node's status at once.
+		patch := client.MergeFrom(node.DeepCopy())
+		node.Status.Capacity, node.Status.Allocatable = res, res
+		if err := c.Client.Status().Patch(ctx, node, patch); err != nil {
 			return nil, fmt.Errorf("setting node %s capacity: %w", name, err)
 		}
 		names = append(names, name)

@@ -1,0 +1,270 @@
+package scale_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/testobj"
+)
+
+// BenchmarkDatasetsToBound applies N Datasets, each with a one-worker
+// JuiceFSRuntime, to a fresh simulated cluster of 50 nodes and measures
+// the time until the controller has bound all of them (release installed,
+// worker scheduled and Ready, PV/PVC, node labels) and the controller
+// process's peak RSS. Targets: 500 in under 60 s and under 300 MiB.
+func BenchmarkDatasetsToBound(b *testing.B) {
+	for _, n := range []int{100, 500} {
+		b.Run(fmt.Sprintf("datasets=%d", n), func(b *testing.B) {
+			for range b.N {
+				elapsed, peak := bindAll(b, n)
+				b.ReportMetric(elapsed.Seconds(), "s-to-bound")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+			}
+		})
+	}
+}
+
+func bindAll(b *testing.B, n int) (time.Duration, int64) {
+	sluice := filepath.Join(testenv.BinDir(), "sluice")
+	if _, err := os.Stat(sluice); err != nil {
+		b.Fatalf("%v: run `make build`", err)
+	}
+	c, err := simcluster.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		if b.Failed() {
+			b.Log(c.Logs(20))
+		}
+		if err := c.Stop(); err != nil {
+			b.Log(err)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if _, err := c.AddNodes(ctx, "kwok-node", 50, 110, nil); err != nil {
+		b.Fatal(err)
+	}
+	ctrl, readyz := startController(b, sluice, c.Kubeconfig)
+	defer ctrl.stop()
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	}); err != nil {
+		b.Fatalf("controller not ready: %v\n%s", err, ctrl.log())
+	}
+	// The benchmark's own client is not rate-limited, so applying is not
+	// what is measured.
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS = -1
+	cl, err := client.New(cfg, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
+	if err := cl.Create(ctx, ns); err != nil {
+		b.Fatal(err)
+	}
+
+	b.ResetTimer()
+	start := time.Now()
+	if err := apply(ctx, cl, ns.Name, n); err != nil {
+		b.Fatal(err)
+	}
+	bound := 0
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
+		if err := c.Check(); err != nil {
+			return false, err
+		}
+		if !ctrl.running() {
+			return false, fmt.Errorf("the controller exited:\n%s", ctrl.log())
+		}
+		list := &datav1alpha1.DatasetList{}
+		if err := cl.List(ctx, list, client.InNamespace(ns.Name)); err != nil {
+			return false, err
+		}
+		bound = 0
+		for _, d := range list.Items {
+			if d.Status.Phase == datav1alpha1.BoundDatasetPhase {
+				bound++
+			}
+		}
+		return bound == n, nil
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err != nil {
+		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
+	}
+	peak := ctrl.peakRSS()
+	b.Log(breakdown(ctx, cl, ns.Name, start))
+	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
+	return elapsed, peak
+}
+
+// apply creates n Datasets with one-worker JuiceFS runtimes (Shared
+// placement, so several share a node) from a few goroutines.
+func apply(ctx context.Context, c client.Client, ns string, n int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	next := make(chan int)
+	for range 8 {
+		wg.Go(func() {
+			for i := range next {
+				name := fmt.Sprintf("ds-%04d", i)
+				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
+				ds.Spec.Placement = datav1alpha1.ShareMode
+				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/"+name, "10Gi"))
+				for _, obj := range []client.Object{ds, rt} {
+					if err := c.Create(ctx, obj); err != nil {
+						errs <- err
+					}
+				}
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// controllerProcess is a running `sluice controller`.
+type controllerProcess struct {
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+}
+
+func startController(b *testing.B, sluice, kubeconfig string) (*controllerProcess, string) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	probe := l.Addr().String()
+	l.Close()
+	logPath := filepath.Join(b.TempDir(), "controller.log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(sluice, "controller", "--kubeconfig", kubeconfig, "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address="+probe)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p := &controllerProcess{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
+	return p, "http://" + probe + "/readyz"
+}
+
+func (p *controllerProcess) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// peakRSS is the process's high-water resident set size (VmHWM), in bytes.
+func (p *controllerProcess) peakRSS() int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+func (p *controllerProcess) log() string {
+	data, _ := os.ReadFile(p.logPath)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
+
+func (p *controllerProcess) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// breakdown reports when the last release's worker StatefulSet was created
+// and when the last worker pod was scheduled and became Ready (whole
+// seconds after start, as the API server records them), to show which
+// stage the time went to.
+func breakdown(ctx context.Context, c client.Client, ns string, start time.Time) string {
+	sts := &appsv1.StatefulSetList{}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, sts, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	if err := c.List(ctx, pods, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	var created, podCreated, scheduled, ready time.Time
+	for _, s := range sts.Items {
+		created = latest(created, s.CreationTimestamp.Time)
+	}
+	for _, p := range pods.Items {
+		podCreated = latest(podCreated, p.CreationTimestamp.Time)
+		for _, cond := range p.Status.Conditions {
+			switch cond.Type {
+			case corev1.PodScheduled:
+				scheduled = latest(scheduled, cond.LastTransitionTime.Time)
+			case corev1.PodReady:
+				ready = latest(ready, cond.LastTransitionTime.Time)
+			}
+		}
+	}
+	since := func(t time.Time) string { return t.Sub(start).Round(time.Second).String() }
+	return fmt.Sprintf("last worker StatefulSet created at +%s, last pod created +%s, scheduled +%s, Ready +%s",
+		since(created), since(podCreated), since(scheduled), since(ready))
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
