@@ -1,0 +1,66 @@
+{{- define "alluxio.labels" -}}
+app.kubernetes.io/name: alluxio
+app.kubernetes.io/instance: {{ .Values.name }}
+app.kubernetes.io/managed-by: sluice
+fluid.io/dataset: {{ .Values.datasetID | quote }}
+{{- end -}}
+
+{{- /* Labels of the workers: placement concerns cache workers only, so only
+     they carry fluid.io/dataset-placement, which placement anti-affinity
+     selects; FUSE and master pods must stay free to run beside any worker. */ -}}
+{{- define "alluxio.workerLabels" -}}
+{{ include "alluxio.labels" . }}
+fluid.io/dataset-placement: {{ .Values.placement }}
+{{- end -}}
+
+{{- /* image and pull policy of a container, from an image value */ -}}
+{{- define "alluxio.image" -}}
+image: {{ printf "%s:%s" .repository .tag | quote }}
+imagePullPolicy: {{ .pullPolicy }}
+{{- end -}}
+
+{{- /* pod-level settings shared by every workload: . is the root context, .pod the workload's values */ -}}
+{{- define "alluxio.podSpec" -}}
+hostNetwork: {{ .pod.hostNetwork }}
+{{- if .pod.hostNetwork }}
+# Host-network pods still resolve the master's Service name.
+dnsPolicy: ClusterFirstWithHostNet
+{{- end }}
+{{- with .pod.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .root.Values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .pod.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{- /* pod template metadata: . is the root context, .pod the workload's values, .role its role;
+     .worker adds the placement label */ -}}
+{{- define "alluxio.podMetadata" -}}
+labels:
+  {{- include (ternary "alluxio.workerLabels" "alluxio.labels" (default false .worker)) .root | nindent 2 }}
+  role: {{ .role }}
+  {{- with .pod.labels }}{{ toYaml . | nindent 2 }}{{ end }}
+annotations:
+  # Pods restart when the Alluxio configuration changes.
+  checksum/config: {{ include (print .root.Template.BasePath "/config-configmap.yaml") .root | sha256sum }}
+  {{- with .pod.annotations }}{{ toYaml . | nindent 2 }}{{ end }}
+{{- end -}}
+
+{{- /* the ConfigMap files an Alluxio process reads: . is the root context, .file its properties file */ -}}
+{{- define "alluxio.configMounts" -}}
+- name: config
+  mountPath: /opt/alluxio/conf/alluxio-site.properties
+  subPath: {{ .file }}
+{{- if .root.Values.prometheus }}
+- name: config
+  mountPath: /opt/alluxio/conf/metrics.properties
+  subPath: metrics.properties
+{{- end }}
+{{- end -}}

@@ -1,0 +1,62 @@
+package alluxio
+
+import (
+	"fmt"
+	"io/fs"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/charts"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// Engine is the Alluxio engine.
+type Engine struct{}
+
+var (
+	_ engines.Engine   = Engine{}
+	_ engines.Topology = Engine{}
+)
+
+// Type implements engines.Engine.
+func (Engine) Type() string { return "alluxio" }
+
+// Chart implements engines.Engine.
+func (Engine) Chart() fs.FS { return charts.Alluxio }
+
+// Operations implements engines.Engine: the data operations Fluid runs on
+// Alluxio.
+func (Engine) Operations() []datav1alpha1.OperationKind {
+	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataBackupKind, datav1alpha1.DataProcessKind}
+}
+
+// Components implements engines.Topology: Alluxio runs masters and workers.
+func (Engine) Components(client.Object) engines.Components {
+	return engines.Components{Master: true, Worker: true}
+}
+
+// MountType is the file-system type of the Alluxio FUSE mount, recorded as
+// the mount_type of the dataset's PV (Fluid's value).
+const MountType = "fuse.alluxio-fuse"
+
+// MountRoot is where FUSE mounts datasets on nodes.
+const MountRoot = "/runtime-mnt/alluxio"
+
+// FusePath is the host directory of a dataset's FUSE mount (fluid_path).
+func FusePath(namespace, name string) string {
+	return fmt.Sprintf("%s/%s/%s/alluxio-fuse", MountRoot, namespace, name)
+}
+
+// Values implements engines.Engine.
+func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+	rt, ok := obj.(*datav1alpha1.AlluxioRuntime)
+	if !ok {
+		return nil, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", obj)
+	}
+	r, err := plan(ds, rt)
+	if err != nil {
+		return nil, err
+	}
+	return r.values()
+}

@@ -1,0 +1,136 @@
+package alluxio_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/alluxio"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// sample is a Dataset of two S3 prefixes (nested mounts, with credentials
+// from a Secret) cached by two workers on a memory and an SSD tier.
+func sample() (*datav1alpha1.Dataset, *datav1alpha1.AlluxioRuntime) {
+	mem, ssdQuota := resource.MustParse("2Gi"), resource.MustParse("100Gi")
+	keys := []datav1alpha1.EncryptOption{
+		{Name: "aws.accessKeyId", ValueFrom: datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: "minio-creds", Key: "access-key"}}},
+		{Name: "aws.secretKey", ValueFrom: datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: "minio-creds", Key: "secret-key"}}},
+	}
+	ds := &datav1alpha1.Dataset{
+		ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a", UID: "7d1c2f9a-3b4e-4c5d-8e6f-0a1b2c3d4e5f"},
+		Spec: datav1alpha1.DatasetSpec{
+			Mounts: []datav1alpha1.Mount{
+				{MountPoint: "s3://imagenet/train", Name: "train", ReadOnly: true},
+				{MountPoint: "s3://imagenet/val", Name: "val", Path: "/validation", ReadOnly: true,
+					Options: map[string]string{"alluxio.underfs.s3.inherit.acl": "false"}},
+			},
+			SharedOptions:        map[string]string{"alluxio.underfs.s3.endpoint": "http://minio.storage:9000", "alluxio.underfs.s3.disable.dns.buckets": "true"},
+			SharedEncryptOptions: keys,
+			Placement:            datav1alpha1.ShareMode,
+			Tolerations:          []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			NodeAffinity: &datav1alpha1.CacheableNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+				{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"nvme"}}}}}}},
+		},
+	}
+	rt := &datav1alpha1.AlluxioRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"},
+		Spec: datav1alpha1.AlluxioRuntimeSpec{
+			Replicas: 2,
+			TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
+				{MediumType: datav1alpha1.Memory, VolumeType: datav1alpha1.VolumeTypeEmptyDir, Path: "/dev/shm", Quota: &mem},
+				{MediumType: datav1alpha1.SSD, Path: "/mnt/ssd0,/mnt/ssd1", Quota: &ssdQuota, High: "0.95", Low: "0.7"},
+			}},
+			Properties: map[string]string{"alluxio.user.block.size.bytes.default": "64MB"},
+			JvmOptions: []string{"-XX:+UseG1GC"},
+			Master: datav1alpha1.AlluxioCompTemplateSpec{
+				JvmOptions: []string{"-Xmx4g"},
+				Properties: map[string]string{"alluxio.master.metastore": "ROCKS"},
+				Resources:  corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("6Gi")}},
+			},
+			Worker: datav1alpha1.AlluxioCompTemplateSpec{
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}},
+				Env:       map[string]string{"TZ": "UTC"},
+			},
+			Fuse: datav1alpha1.AlluxioFuseSpec{
+				NodeSelector: map[string]string{"gpu": "true"},
+				Properties:   map[string]string{"alluxio.user.metadata.cache.enabled": "true"},
+			},
+		},
+	}
+	return ds, rt
+}
+
+// render renders the chart for a Dataset and runtime with the Helm SDK.
+func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) map[string]string {
+	t.Helper()
+	values, err := alluxio.Engine{}.Values(ds, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := helm.LoadChart(alluxio.Engine{}.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, values, rt.Name, rt.Namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestChartGolden renders the Alluxio chart with the Helm SDK for a sample
+// Dataset and runtime and compares it with testdata/golden (go test
+// -update rewrites them after a deliberate change).
+func TestChartGolden(t *testing.T) {
+	ds, rt := sample()
+	out := render(t, ds, rt)
+	want := []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml", "templates/master-service.yaml",
+		"templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"}
+	if diff := cmp.Diff(want, helm.SortedKeys(out)); diff != "" {
+		t.Fatalf("rendered templates (-want +got):\n%s", diff)
+	}
+	for _, name := range helm.SortedKeys(out) {
+		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
+		if *update {
+			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create it)", err)
+		}
+		if diff := cmp.Diff(string(want), out[name]); diff != "" {
+			t.Errorf("%s differs from %s (-golden +rendered):\n%s", name, golden, diff)
+		}
+	}
+}
+
+// TestChartDefaultsRender checks that values.yaml documents every value the
+// templates read: the chart renders from its defaults and a name alone.
+func TestChartDefaultsRender(t *testing.T) {
+	c, err := helm.LoadChart(alluxio.Engine{}.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, map[string]any{"name": "demo", "namespace": "default", "datasetID": "default-demo"}, "demo", "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 5 || !strings.Contains(out["templates/fuse-daemonset.yaml"], "name: demo-fuse") {
+		t.Errorf("rendered %v from the defaults", helm.SortedKeys(out))
+	}
+}

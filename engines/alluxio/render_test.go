@@ -1,0 +1,429 @@
+package alluxio_test
+
+import (
+	"path"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines/alluxio"
+)
+
+// objects are the chart's rendered objects, decoded strictly.
+type objects struct {
+	config         *corev1.ConfigMap
+	service        *corev1.Service
+	master, worker *appsv1.StatefulSet
+	fuse           *appsv1.DaemonSet
+	manifests      map[string]string
+}
+
+func decode(t *testing.T, out map[string]string) objects {
+	t.Helper()
+	o := objects{config: &corev1.ConfigMap{}, service: &corev1.Service{}, master: &appsv1.StatefulSet{}, worker: &appsv1.StatefulSet{},
+		fuse: &appsv1.DaemonSet{}, manifests: out}
+	for file, obj := range map[string]any{
+		"templates/config-configmap.yaml": o.config, "templates/master-service.yaml": o.service,
+		"templates/master-statefulset.yaml": o.master, "templates/worker-statefulset.yaml": o.worker, "templates/fuse-daemonset.yaml": o.fuse,
+	} {
+		if err := yaml.UnmarshalStrict([]byte(out[file]), obj); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	return o
+}
+
+func container(t *testing.T, spec corev1.PodSpec, name string) corev1.Container {
+	t.Helper()
+	for _, c := range spec.Containers {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no container %q", name)
+	return corev1.Container{}
+}
+
+func env(c corev1.Container, name string) *corev1.EnvVar {
+	for i := range c.Env {
+		if c.Env[i].Name == name {
+			return &c.Env[i]
+		}
+	}
+	return nil
+}
+
+// properties parses one properties file of the ConfigMap.
+func properties(t *testing.T, cm *corev1.ConfigMap, file string) map[string]string {
+	t.Helper()
+	text, ok := cm.Data[file]
+	if !ok {
+		t.Fatalf("ConfigMap has no %s", file)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func volume(spec corev1.PodSpec, name string) *corev1.Volume {
+	for i := range spec.Volumes {
+		if spec.Volumes[i].Name == name {
+			return &spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+func mountAt(c corev1.Container, dir string) *corev1.VolumeMount {
+	for i := range c.VolumeMounts {
+		if c.VolumeMounts[i].MountPath == dir {
+			return &c.VolumeMounts[i]
+		}
+	}
+	return nil
+}
+
+// TestRenderedObjectsMeanWhatTheSpecSays decodes the rendered objects and
+// checks what the rest of Sluice and Alluxio rely on.
+func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
+	ds, rt := sample()
+	o := decode(t, render(t, ds, rt))
+
+	// Names the controller and the webhook look for.
+	if o.master.Name != "imagenet-master" || o.worker.Name != "imagenet-worker" || o.fuse.Name != "imagenet"+datav1alpha1.FuseDaemonSetSuffix ||
+		o.config.Name != "imagenet-config" || o.service.Name != "imagenet-master" {
+		t.Errorf("names: master %s, worker %s, fuse %s, config %s, service %s", o.master.Name, o.worker.Name, o.fuse.Name, o.config.Name, o.service.Name)
+	}
+	if *o.master.Spec.Replicas != 1 || *o.worker.Spec.Replicas != 2 {
+		t.Errorf("replicas: master %d, worker %d; want 1 and spec.replicas 2", *o.master.Spec.Replicas, *o.worker.Spec.Replicas)
+	}
+
+	// Workers and FUSE reach the master by its pod's DNS name under the headless Service.
+	if o.service.Spec.ClusterIP != corev1.ClusterIPNone || o.master.Spec.ServiceName != o.service.Name || !o.service.Spec.PublishNotReadyAddresses {
+		t.Errorf("master Service: clusterIP %q, StatefulSet serviceName %q", o.service.Spec.ClusterIP, o.master.Spec.ServiceName)
+	}
+	for k, v := range o.service.Spec.Selector {
+		if o.master.Spec.Template.Labels[k] != v {
+			t.Errorf("Service selects %s=%s, which master pods lack", k, v)
+		}
+	}
+	site := properties(t, o.config, "alluxio-site.properties")
+	if site["alluxio.master.hostname"] != "imagenet-master-0.imagenet-master.team-a.svc" || site["alluxio.master.rpc.port"] != "19998" {
+		t.Errorf("clients look for the master at %s:%s", site["alluxio.master.hostname"], site["alluxio.master.rpc.port"])
+	}
+
+	// The cache-state scrape: CachePods selects master pods; their container port "metrics" serves MetricsPath.
+	for k, v := range (alluxio.Engine{}).CachePods(rt) {
+		if o.master.Spec.Template.Labels[k] != v {
+			t.Errorf("master pod labels %v lack %s=%s, which the cache-state scrape selects", o.master.Spec.Template.Labels, k, v)
+		}
+	}
+	m := container(t, o.master.Spec.Template.Spec, "alluxio-master")
+	if !hasPort(m, "metrics", alluxio.MetricsPort) || !hasPort(m, "rpc", alluxio.MasterRPCPort) {
+		t.Errorf("master ports %v: want metrics=%d and rpc=%d", m.Ports, alluxio.MetricsPort, alluxio.MasterRPCPort)
+	}
+	if !strings.Contains(o.config.Data["metrics.properties"], "sink.prometheus.class=alluxio.metrics.sink.PrometheusMetricsServlet") ||
+		mountAt(m, "/opt/alluxio/conf/metrics.properties") == nil || (alluxio.Engine{}).MetricsPath() != "/metrics/prometheus/" {
+		t.Errorf("the master does not serve /metrics/prometheus/: metrics.properties %q", o.config.Data["metrics.properties"])
+	}
+
+	// FUSE: where, how and what it mounts.
+	if o.fuse.Spec.Template.Spec.Containers[0].Name != "fuse" {
+		t.Errorf("the FUSE container must come first and be named fuse, got %s", o.fuse.Spec.Template.Spec.Containers[0].Name)
+	}
+	if sel := o.fuse.Spec.Template.Spec.NodeSelector; sel["fluid.io/f-team-a-imagenet"] != "true" || sel["gpu"] != "true" || len(sel) != 2 {
+		t.Errorf("FUSE nodeSelector = %v; want the dataset's FUSE label and spec.fuse.nodeSelector", sel)
+	}
+	f := o.fuse.Spec.Template.Spec.Containers[0]
+	fusePath := alluxio.FusePath("team-a", "imagenet")
+	if e := env(f, "MOUNT_POINT"); e == nil || e.Value != fusePath {
+		t.Errorf("FUSE mounts at %v, want %s", e, fusePath)
+	}
+	if vm := mountAt(f, path.Dir(fusePath)); vm == nil || *vm.MountPropagation != corev1.MountPropagationBidirectional {
+		t.Errorf("FUSE host directory %s not mounted Bidirectional: %v", path.Dir(fusePath), f.VolumeMounts)
+	} else if v := volume(o.fuse.Spec.Template.Spec, vm.Name); v == nil || v.HostPath == nil || v.HostPath.Path != path.Dir(fusePath) {
+		t.Errorf("FUSE volume %s is not the host directory %s", vm.Name, path.Dir(fusePath))
+	}
+	if mountAt(f, "/dev/fuse") == nil || f.SecurityContext == nil || !*f.SecurityContext.Privileged {
+		t.Errorf("FUSE needs /dev/fuse and privileges: mounts %v", f.VolumeMounts)
+	}
+	if !strings.HasSuffix(f.Args[1], ",ro") {
+		t.Errorf("every mount is read-only, so FUSE should mount ro: %q", f.Args)
+	}
+
+	// Tiered store: one volume per directory, and the properties that name them.
+	w := container(t, o.worker.Spec.Template.Spec, "alluxio-worker")
+	mem := volume(o.worker.Spec.Template.Spec, mountAt(w, "/dev/shm").Name)
+	if mem.EmptyDir == nil || mem.EmptyDir.Medium != corev1.StorageMediumMemory || mem.EmptyDir.SizeLimit.Cmp(resource.MustParse("2Gi")) != 0 {
+		t.Errorf("MEM tier volume = %+v, want a 2Gi memory emptyDir", mem.VolumeSource)
+	}
+	for _, dir := range []string{"/mnt/ssd0", "/mnt/ssd1"} {
+		vm := mountAt(w, dir)
+		if vm == nil || volume(o.worker.Spec.Template.Spec, vm.Name).HostPath.Path != dir {
+			t.Errorf("SSD directory %s is not a hostPath volume mounted at the same path", dir)
+		}
+	}
+	wp := properties(t, o.config, "worker.properties")
+	for k, want := range map[string]string{
+		"alluxio.worker.tieredstore.levels": "2", "alluxio.worker.tieredstore.level0.alias": "MEM", "alluxio.worker.tieredstore.level0.dirs.quota": "2GB",
+		"alluxio.worker.tieredstore.level1.dirs.path": "/mnt/ssd0,/mnt/ssd1", "alluxio.worker.tieredstore.level1.dirs.quota": "50GB,50GB",
+		"alluxio.worker.tieredstore.level1.watermark.high.ratio": "0.95", "alluxio.worker.tieredstore.level1.watermark.low.ratio": "0.7",
+	} {
+		if wp[k] != want {
+			t.Errorf("worker.properties %s = %q, want %q", k, wp[k], want)
+		}
+	}
+
+	// Placement, dataset affinity and tolerations.
+	aff := o.worker.Spec.Template.Spec.Affinity
+	terms := aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(terms) != 2 || terms[0].LabelSelector.MatchLabels["role"] != "alluxio-worker" ||
+		terms[1].NamespaceSelector == nil || terms[1].LabelSelector.MatchExpressions[0].Key != "fluid.io/dataset-placement" {
+		t.Errorf("Shared placement anti-affinity = %+v", terms)
+	}
+	if aff.NodeAffinity == nil || !equality.Semantic.DeepEqual(aff.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, ds.Spec.NodeAffinity.Required) ||
+		!equality.Semantic.DeepEqual(o.master.Spec.Template.Spec.Affinity.NodeAffinity, aff.NodeAffinity) {
+		t.Errorf("dataset nodeAffinity not required of workers and masters: %+v", aff.NodeAffinity)
+	}
+	for _, spec := range []corev1.PodSpec{o.master.Spec.Template.Spec, o.worker.Spec.Template.Spec, o.fuse.Spec.Template.Spec} {
+		if !equality.Semantic.DeepEqual(spec.Tolerations, ds.Spec.Tolerations) {
+			t.Errorf("tolerations = %v, want the dataset's", spec.Tolerations)
+		}
+	}
+
+	// Properties by component and JVM options.
+	mp, fp := properties(t, o.config, "master.properties"), properties(t, o.config, "fuse.properties")
+	if mp["alluxio.master.metastore"] != "ROCKS" || wp["alluxio.master.metastore"] != "" || site["alluxio.master.metastore"] != "" {
+		t.Errorf("spec.master.properties must reach master.properties only")
+	}
+	if fp["alluxio.user.metadata.cache.enabled"] != "true" || wp["alluxio.user.block.size.bytes.default"] != "64MB" {
+		t.Errorf("spec.fuse.properties or spec.properties missing: fuse %v", fp)
+	}
+	if e := env(m, "ALLUXIO_MASTER_JAVA_OPTS"); e == nil || !strings.Contains(e.Value, "-XX:+UseG1GC -Xmx4g") {
+		t.Errorf("master JVM options = %v, want the runtime's then the master's", e)
+	}
+	if e := env(w, "TZ"); e == nil || e.Value != "UTC" {
+		t.Errorf("worker env TZ = %v", e)
+	}
+}
+
+func hasPort(c corev1.Container, name string, port int32) bool {
+	for _, p := range c.Ports {
+		if p.Name == name {
+			return p.ContainerPort == port
+		}
+	}
+	return false
+}
+
+// TestSecretsStayInSecrets checks that encrypt options reach the processes
+// only by Secret reference, for nested mounts and for the root mount.
+func TestSecretsStayInSecrets(t *testing.T) {
+	ds, rt := sample()
+	// A plain option of the same name as a secret one must not leak.
+	ds.Spec.Mounts[0].Options = map[string]string{"aws.secretKey": "PLAIN-VALUE-OVERRIDDEN"}
+	o := decode(t, render(t, ds, rt))
+	mounter := container(t, o.master.Spec.Template.Spec, "mount-ufs")
+	for _, e := range mounter.Env {
+		if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "minio-creds" {
+			t.Errorf("mount-ufs env %s is not a minio-creds reference: %+v", e.Name, e)
+		}
+	}
+	script := o.config.Data["mount-ufs.sh"]
+	if !strings.Contains(script, `"aws.secretKey=${UFS0_AWS_SECRETKEY}"`) || env(mounter, "UFS0_AWS_SECRETKEY").ValueFrom.SecretKeyRef.Key != "secret-key" {
+		t.Errorf("the /train mount does not take aws.secretKey from its variable:\n%s", script)
+	}
+	for name, m := range o.manifests {
+		if strings.Contains(m, "PLAIN-VALUE-OVERRIDDEN") {
+			t.Errorf("%s holds the option a Secret overrides", name)
+		}
+	}
+
+	// The sole mount at "/" is the root under storage: options as properties, secrets as $(VAR) flags.
+	ds, rt = sample()
+	ds.Spec.Mounts = ds.Spec.Mounts[:1]
+	ds.Spec.Mounts[0].Path = "/"
+	o = decode(t, render(t, ds, rt))
+	site := properties(t, o.config, "alluxio-site.properties")
+	if site["alluxio.master.mount.table.root.ufs"] != "s3://imagenet/train" || site["alluxio.master.mount.table.root.readonly"] != "true" ||
+		site["alluxio.master.mount.table.root.option.alluxio.underfs.s3.endpoint"] != "http://minio.storage:9000" {
+		t.Errorf("root mount properties: %v", site)
+	}
+	for k := range site {
+		if strings.Contains(k, "aws.") {
+			t.Errorf("secret option %s reached the ConfigMap", k)
+		}
+	}
+	m := container(t, o.master.Spec.Template.Spec, "alluxio-master")
+	opts := env(m, "ALLUXIO_MASTER_JAVA_OPTS").Value
+	if !strings.Contains(opts, "-Dalluxio.master.mount.table.root.option.aws.secretKey=$(UFS0_AWS_SECRETKEY)") {
+		t.Errorf("master JVM options do not reference the secret variable: %s", opts)
+	}
+	if e := env(m, "UFS0_AWS_SECRETKEY"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Name != "minio-creds" || e.Value != "" {
+		t.Errorf("UFS0_AWS_SECRETKEY = %+v, want a reference to minio-creds", e)
+	}
+	if len(o.master.Spec.Template.Spec.Containers) != 2 || o.config.Data["mount-ufs.sh"] != "" || volume(o.master.Spec.Template.Spec, "ufs-root") != nil {
+		t.Errorf("a root mount needs no mount-ufs sidecar, script or local root")
+	}
+}
+
+// placementLabel is the label of cache workers that placement anti-affinity selects.
+const placementLabel = "fluid.io/dataset-placement"
+
+func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) objects {
+	t.Helper()
+	ds, rt := sample()
+	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
+	ds.Spec.Placement = placement
+	return decode(t, render(t, ds, rt))
+}
+
+// repels reports whether a required pod anti-affinity term of the workers
+// selects a pod of the namespace with the labels, which keeps either pod off
+// the other's node (the scheduler also checks existing pods' terms against
+// an incoming pod). A term applies to its own namespace unless its
+// namespaceSelector is {} (every namespace).
+func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
+	t.Helper()
+	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
+// workers only. Only worker pods carry the placement label, an Exclusive
+// worker keeps every other worker (of any dataset, in any namespace) off
+// its node but never a FUSE pod, whose node app Pods are steered to, nor a
+// master, and an Exclusive dataset's FUSE and masters never keep Shared
+// workers away.
+func TestPlacementConcernsWorkersOnly(t *testing.T) {
+	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
+	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
+	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
+	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
+	all := []objects{excl, unset, shared, shared2}
+	for _, r := range all {
+		for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
+			if _, ok := pod.Labels[placementLabel]; ok || pod.Labels["fluid.io/dataset"] == "" {
+				t.Errorf("%s %s pod labels %v: want fluid.io/dataset and no %s", r.fuse.Namespace, pod.Labels["role"], pod.Labels, placementLabel)
+			}
+		}
+	}
+	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
+	for _, r := range all {
+		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
+			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
+		}
+	}
+	for _, e := range []objects{excl, unset} {
+		terms := e.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		exclusive := corev1.PodAffinityTerm{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}
+		if len(terms) != 2 || !equality.Semantic.DeepEqual(terms[1], exclusive) {
+			t.Errorf("Exclusive workers must avoid every worker, in every namespace: %+v", terms)
+		}
+		for _, r := range all {
+			for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
+				if repels(t, e.worker, r.fuse.Namespace, pod.Labels) {
+					t.Errorf("an Exclusive worker of %s keeps the %s pod of %s off its node", e.worker.Namespace, pod.Labels["role"], r.fuse.Namespace)
+				}
+			}
+			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
+			}
+		}
+		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
+			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
+		}
+		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) || repels(t, shared.worker, e.master.Namespace, e.master.Spec.Template.Labels) {
+			t.Errorf("the FUSE or master pods of Exclusive %s keep Shared workers off their node", e.worker.Namespace)
+		}
+	}
+	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
+		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) ||
+		!repels(t, shared.worker, shared.worker.Namespace, shared.worker.Spec.Template.Labels) {
+		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE, one worker of theirs per node")
+	}
+}
+
+func TestMastersFormAQuorum(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.Master.Replicas = 3
+	o := decode(t, render(t, ds, rt))
+	site := properties(t, o.config, "alluxio-site.properties")
+	want := "imagenet-master-0.imagenet-master.team-a.svc:19200,imagenet-master-1.imagenet-master.team-a.svc:19200,imagenet-master-2.imagenet-master.team-a.svc:19200"
+	if site["alluxio.master.embedded.journal.addresses"] != want || site["alluxio.master.journal.type"] != "EMBEDDED" ||
+		!strings.HasPrefix(site["alluxio.master.rpc.addresses"], "imagenet-master-0.imagenet-master.team-a.svc:19998,") ||
+		site["alluxio.master.hostname"] != "" {
+		t.Errorf("quorum properties: %v", site)
+	}
+	m := container(t, o.master.Spec.Template.Spec, "alluxio-master")
+	if *o.master.Spec.Replicas != 3 || !hasPort(m, "journal", 19200) || m.ReadinessProbe.TCPSocket.Port.StrVal != "journal" {
+		t.Errorf("masters: replicas %d, ports %v, readiness %+v", *o.master.Spec.Replicas, m.Ports, m.ReadinessProbe)
+	}
+	if e := env(m, "ALLUXIO_MASTER_JAVA_OPTS"); !strings.Contains(e.Value, "-Dalluxio.master.hostname=$(POD_NAME).imagenet-master.team-a.svc") {
+		t.Errorf("each master must know its own name: %s", e.Value)
+	}
+}
+
+func TestLocalAndPVCMountsBecomeVolumes(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.SharedOptions, ds.Spec.SharedEncryptOptions = nil, nil
+	ds.Spec.Mounts = []datav1alpha1.Mount{
+		{MountPoint: "local:///mnt/labels", Name: "labels", ReadOnly: true},
+		{MountPoint: "pvc://shared-data/../imagenet/extra", Name: "extra"},
+	}
+	o := decode(t, render(t, ds, rt))
+	for _, spec := range []corev1.PodSpec{o.master.Spec.Template.Spec, o.worker.Spec.Template.Spec} {
+		if v := volume(spec, "ufs-0"); v == nil || v.HostPath == nil || v.HostPath.Path != "/mnt/labels" {
+			t.Errorf("local:// volume = %+v", v)
+		}
+		if v := volume(spec, "ufs-1"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "shared-data" {
+			t.Errorf("pvc:// volume = %+v", v)
+		}
+		c := spec.Containers[0]
+		if vm := mountAt(c, "/ufs/0"); vm == nil || !vm.ReadOnly {
+			t.Errorf("%s: local:// mount at /ufs/0 = %+v", c.Name, vm)
+		}
+	}
+	script := o.config.Data["mount-ufs.sh"]
+	if !strings.Contains(script, "'/labels' '/ufs/0'") || !strings.Contains(script, "'/extra' '/ufs/1/imagenet/extra'") {
+		t.Errorf("mount script:\n%s", script)
+	}
+	if f := o.fuse.Spec.Template.Spec.Containers[0]; strings.HasSuffix(f.Args[1], ",ro") {
+		t.Errorf("a writable mount must not make FUSE read-only: %q", f.Args)
+	}
+}
+
+func TestDisablePrometheusDropsTheMetricsPort(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.DisablePrometheus = true
+	o := decode(t, render(t, ds, rt))
+	m := container(t, o.master.Spec.Template.Spec, "alluxio-master")
+	if hasPort(m, "metrics", alluxio.MetricsPort) || !hasPort(m, "web", alluxio.MasterWebPort) {
+		t.Errorf("with Prometheus off the web port must not be named metrics: %v", m.Ports)
+	}
+	if _, ok := o.config.Data["metrics.properties"]; ok || mountAt(m, "/opt/alluxio/conf/metrics.properties") != nil {
+		t.Errorf("metrics.properties still configured")
+	}
+}
