@@ -12,6 +12,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -107,11 +109,16 @@ func TestRenderedNamesLabelsAndReplicas(t *testing.T) {
 		"jindo-master": r.master.Spec.Template.Labels, "jindo-worker": r.worker.Spec.Template.Labels, "jindo-fuse": r.fuse.Spec.Template.Labels,
 	} {
 		want := map[string]string{"app.kubernetes.io/name": "jindo", "app.kubernetes.io/instance": "imagenet", "app.kubernetes.io/managed-by": "sluice",
-			"fluid.io/dataset": "team-a-imagenet", "fluid.io/dataset-placement": "Shared", "role": role}
+			"fluid.io/dataset": "team-a-imagenet", "role": role}
 		for k, v := range want {
 			if labels[k] != v {
 				t.Errorf("%s pod labels %v: %s is %q, want %q", role, labels, k, labels[k], v)
 			}
+		}
+		// Placement concerns workers only: a FUSE or master pod labelled with
+		// it would be kept off (or keep Shared workers off) Exclusive nodes.
+		if p, ok := labels[placementLabel]; (role == "jindo-worker") != ok || ok && p != "Shared" {
+			t.Errorf("%s pod labels %v: only workers carry %s=Shared", role, labels, placementLabel)
 		}
 	}
 	if r.fuse.Spec.Template.Labels["team"] != "vision" || r.fuse.Spec.Template.Annotations["example.com/owner"] != "vision" {
@@ -284,7 +291,7 @@ func TestRenderedPlacementAndScheduling(t *testing.T) {
 	r := renderRelease(t, ds, rt)
 	aff := r.worker.Spec.Template.Spec.Affinity
 	req := aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	if len(req) != 1 || req[0].LabelSelector.MatchExpressions[0].Key != "fluid.io/dataset-placement" ||
+	if len(req) != 1 || req[0].LabelSelector.MatchExpressions[0].Key != placementLabel || req[0].NamespaceSelector == nil ||
 		len(aff.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 {
 		t.Errorf("Shared placement: required %+v, preferred %+v", req, aff.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
@@ -300,15 +307,92 @@ func TestRenderedPlacementAndScheduling(t *testing.T) {
 	ds.Spec.Placement = datav1alpha1.DefaultMode
 	r = renderRelease(t, ds, rt)
 	req = r.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	if len(req) != 2 || r.worker.Spec.Template.Labels["fluid.io/dataset-placement"] != "Exclusive" {
-		t.Fatalf("Exclusive (default) placement: required anti-affinity %+v", req)
+	if r.worker.Spec.Template.Labels[placementLabel] != "Exclusive" {
+		t.Errorf("Exclusive (default) placement: worker pod labels %v", r.worker.Spec.Template.Labels)
 	}
-	others := req[0].LabelSelector.MatchExpressions
-	if len(others) != 2 || others[0].Operator != "Exists" || others[1].Operator != "NotIn" || others[1].Values[0] != "team-a-imagenet" {
-		t.Errorf("Exclusive workers must avoid other datasets' pods but not their own FUSE or master: %+v", others)
+	// Any worker, its own replicas included (one per node), in any namespace; not FUSE or masters.
+	want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
+	if diff := cmp.Diff(want, req); diff != "" {
+		t.Errorf("Exclusive (default) placement: required anti-affinity (-want +got):\n%s", diff)
 	}
-	if own := req[1].LabelSelector.MatchLabels; own["fluid.io/dataset"] != "team-a-imagenet" || own["role"] != "jindo-worker" {
-		t.Errorf("Exclusive workers run one per node: %+v", own)
+}
+
+// placementLabel is the label of cache workers that placement anti-affinity selects.
+const placementLabel = "fluid.io/dataset-placement"
+
+func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) release {
+	t.Helper()
+	ds, rt := sample()
+	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
+	ds.Spec.Placement = placement
+	return renderRelease(t, ds, rt)
+}
+
+// repels reports whether a required pod anti-affinity term of the workers
+// selects a pod of the namespace with the labels, which keeps either pod off
+// the other's node (the scheduler also checks existing pods' terms against
+// an incoming pod). A term applies to its own namespace unless its
+// namespaceSelector is {} (every namespace).
+func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
+	t.Helper()
+	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
+// workers only. Only worker pods carry the placement label, an Exclusive
+// worker keeps every other worker (of any dataset, in any namespace) off
+// its node but never a FUSE pod, whose node app Pods are steered to, nor a
+// master, and an Exclusive dataset's FUSE and masters never keep Shared
+// workers away.
+func TestPlacementConcernsWorkersOnly(t *testing.T) {
+	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
+	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
+	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
+	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
+	all := []release{excl, unset, shared, shared2}
+	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
+	for _, r := range all {
+		for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
+			if _, ok := pod.Labels[placementLabel]; ok || pod.Labels["fluid.io/dataset"] == "" {
+				t.Errorf("%s %s pod labels %v: want fluid.io/dataset and no %s", r.fuse.Namespace, pod.Labels["role"], pod.Labels, placementLabel)
+			}
+		}
+		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
+			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
+		}
+	}
+	for _, e := range []release{excl, unset} {
+		for _, r := range all {
+			for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
+				if repels(t, e.worker, r.fuse.Namespace, pod.Labels) {
+					t.Errorf("an Exclusive worker of %s keeps the %s pod of %s off its node", e.worker.Namespace, pod.Labels["role"], r.fuse.Namespace)
+				}
+			}
+			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
+			}
+		}
+		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
+			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
+		}
+		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) || repels(t, shared.worker, e.master.Namespace, e.master.Spec.Template.Labels) {
+			t.Errorf("the FUSE or master pods of Exclusive %s keep Shared workers off their node", e.worker.Namespace)
+		}
+	}
+	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
+		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
+		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE")
 	}
 }
 

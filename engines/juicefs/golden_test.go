@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -156,5 +157,118 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 	}
 	if _, err := (juicefs.Engine{}).Values(ds, &datav1alpha1.AlluxioRuntime{}); err == nil {
 		t.Error("another runtime kind must be rejected")
+	}
+}
+
+// placementLabel is the label of cache workers that placement anti-affinity selects.
+const placementLabel = "fluid.io/dataset-placement"
+
+// placedRelease is the worker and FUSE of one rendered release.
+type placedRelease struct {
+	worker *appsv1.StatefulSet
+	fuse   *appsv1.DaemonSet
+}
+
+func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) placedRelease {
+	t.Helper()
+	ds, rt := sample()
+	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
+	ds.Spec.Placement = placement
+	values, err := juicefs.Engine{}.Values(ds, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := helm.LoadChart(juicefs.Engine{}.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, values, name, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := placedRelease{worker: &appsv1.StatefulSet{}, fuse: &appsv1.DaemonSet{}}
+	if err := yaml.UnmarshalStrict([]byte(out["templates/worker-statefulset.yaml"]), r.worker); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict([]byte(out["templates/fuse-daemonset.yaml"]), r.fuse); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// repels reports whether a required pod anti-affinity term of the workers
+// selects a pod of the namespace with the labels, which keeps either pod off
+// the other's node (the scheduler also checks existing pods' terms against
+// an incoming pod). A term applies to its own namespace unless its
+// namespaceSelector is {} (every namespace).
+func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
+	t.Helper()
+	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
+// workers only. Only worker pods carry the placement label, an Exclusive
+// worker keeps every other worker (of any dataset, in any namespace) off
+// its node but never a FUSE pod, whose node app Pods are steered to, and an
+// Exclusive dataset's FUSE never keeps Shared workers away.
+func TestPlacementConcernsWorkersOnly(t *testing.T) {
+	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
+	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
+	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
+	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
+	all := []placedRelease{excl, unset, shared, shared2}
+	for _, r := range all {
+		if _, ok := r.fuse.Spec.Template.Labels[placementLabel]; ok || r.fuse.Spec.Template.Labels["fluid.io/dataset"] == "" {
+			t.Errorf("%s FUSE pod labels %v: want fluid.io/dataset and no %s", r.fuse.Name, r.fuse.Spec.Template.Labels, placementLabel)
+		}
+		if p := r.worker.Spec.Template.Labels[placementLabel]; p != "Exclusive" && p != "Shared" {
+			t.Errorf("%s pod labels %v lack %s", r.worker.Name, r.worker.Spec.Template.Labels, placementLabel)
+		}
+	}
+	for _, e := range []placedRelease{excl, unset} {
+		if p := e.worker.Spec.Template.Labels[placementLabel]; p != "Exclusive" {
+			t.Errorf("%s/%s worker placement label %q, want Exclusive", e.worker.Namespace, e.worker.Name, p)
+		}
+		want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
+		if diff := cmp.Diff(want, e.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); diff != "" {
+			t.Errorf("Exclusive workers must avoid every worker, in every namespace (-want +got):\n%s", diff)
+		}
+		for _, r := range all {
+			if repels(t, e.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s keeps the FUSE pod of %s/%s off its node", e.worker.Namespace, r.fuse.Namespace, r.fuse.Name)
+			}
+			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
+			}
+		}
+	}
+	for _, r := range []placedRelease{excl, unset} {
+		if !repels(t, shared.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
+			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", r.worker.Namespace)
+		}
+		if repels(t, shared.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
+			t.Errorf("the FUSE pod of Exclusive %s keeps Shared workers off its node", r.fuse.Namespace)
+		}
+	}
+	if p := shared.worker.Spec.Template.Labels[placementLabel]; p != "Shared" {
+		t.Errorf("Shared worker placement label %q", p)
+	}
+	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
+		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
+		t.Error("Shared workers must share nodes with other Shared workers and with FUSE")
+	}
+	if p := shared.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution; len(p) != 1 {
+		t.Errorf("Shared workers lost their preferred spread: %+v", p)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -62,8 +63,12 @@ func TestRenderedFuse(t *testing.T) {
 		}
 	}
 	if l := dsf.Spec.Template.Labels; l["app.kubernetes.io/name"] != "thin" || l["app.kubernetes.io/managed-by"] != "sluice" ||
-		l[datav1alpha1.LabelDataset] != "team-a-imagenet" || l["fluid.io/dataset-placement"] != "Shared" || l["role"] != "thin-fuse" {
+		l[datav1alpha1.LabelDataset] != "team-a-imagenet" || l["role"] != "thin-fuse" {
 		t.Errorf("FUSE pod labels = %v", l)
+	}
+	// Placement concerns workers only: FUSE must run beside any worker.
+	if _, ok := dsf.Spec.Template.Labels[placementLabel]; ok {
+		t.Errorf("FUSE pod labels %v carry %s, which placement anti-affinity selects", dsf.Spec.Template.Labels, placementLabel)
 	}
 	if len(pod.Containers) != 1 || pod.Containers[0].Name != "fuse" {
 		t.Fatalf("containers = %+v; the webhook copies the first, named fuse", pod.Containers)
@@ -205,6 +210,9 @@ func TestRenderedWorker(t *testing.T) {
 	if a := pod.Affinity; a == nil || a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution == nil || a.NodeAffinity == nil {
 		t.Errorf("shared placement and dataset node affinity not rendered: %+v", a)
 	}
+	if sts.Spec.Template.Labels[placementLabel] != "Shared" {
+		t.Errorf("worker pod labels %v lack %s=Shared", sts.Spec.Template.Labels, placementLabel)
+	}
 	if len(pod.Tolerations) != 1 || pod.Tolerations[0].Key != "gpu" {
 		t.Errorf("worker tolerations = %+v, want the Dataset's", pod.Tolerations)
 	}
@@ -254,12 +262,100 @@ func TestExclusiveContainerNetwork(t *testing.T) {
 		t.Error("ContainerNetwork must turn host networking off")
 	}
 	a := sts.Spec.Template.Spec.Affinity
-	if a.NodeAffinity != nil || len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 ||
-		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchExpressions[0].Operator != "Exists" {
-		t.Errorf("exclusive placement affinity = %+v", a)
+	// Any worker, its own replicas included (one per node), in any namespace; not FUSE.
+	want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
+		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
+	if diff := cmp.Diff(want, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); a.NodeAffinity != nil || diff != "" {
+		t.Errorf("exclusive placement affinity (-want +got):\n%s", diff)
 	}
-	if sts.Labels["fluid.io/dataset-placement"] != "Exclusive" {
-		t.Errorf("placement label = %q, want Exclusive for an unset placement", sts.Labels["fluid.io/dataset-placement"])
+	if sts.Labels[placementLabel] != "Exclusive" || sts.Spec.Template.Labels[placementLabel] != "Exclusive" {
+		t.Errorf("placement label = %q, want Exclusive for an unset placement", sts.Spec.Template.Labels[placementLabel])
+	}
+	if _, ok := dsf.Spec.Template.Labels[placementLabel]; ok {
+		t.Errorf("FUSE pod labels %v carry %s", dsf.Spec.Template.Labels, placementLabel)
+	}
+}
+
+// placementLabel is the label of cache workers that placement anti-affinity selects.
+const placementLabel = "fluid.io/dataset-placement"
+
+// placedRelease is the worker and FUSE of one rendered release.
+type placedRelease struct {
+	worker *appsv1.StatefulSet
+	fuse   *appsv1.DaemonSet
+}
+
+func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) placedRelease {
+	t.Helper()
+	ds, profile, rt := sample()
+	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
+	ds.Spec.Placement = placement
+	_, out := render(t, ds, profile, rt)
+	r := placedRelease{worker: &appsv1.StatefulSet{}, fuse: &appsv1.DaemonSet{}}
+	decode(t, out["templates/worker-statefulset.yaml"], r.worker)
+	decode(t, out["templates/fuse-daemonset.yaml"], r.fuse)
+	return r
+}
+
+// repels reports whether a required pod anti-affinity term of the workers
+// selects a pod of the namespace with the labels, which keeps either pod off
+// the other's node (the scheduler also checks existing pods' terms against
+// an incoming pod). A term applies to its own namespace unless its
+// namespaceSelector is {} (every namespace).
+func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
+	t.Helper()
+	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
+// workers only. Only worker pods carry the placement label, an Exclusive
+// worker keeps every other worker (of any dataset, in any namespace) off
+// its node but never a FUSE pod, whose node app Pods are steered to, and an
+// Exclusive dataset's FUSE never keeps Shared workers away.
+func TestPlacementConcernsWorkersOnly(t *testing.T) {
+	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
+	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
+	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
+	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
+	all := []placedRelease{excl, unset, shared, shared2}
+	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
+	for _, r := range all {
+		if _, ok := r.fuse.Spec.Template.Labels[placementLabel]; ok || r.fuse.Spec.Template.Labels[datav1alpha1.LabelDataset] == "" {
+			t.Errorf("%s FUSE pod labels %v: want %s and no %s", r.fuse.Namespace, r.fuse.Spec.Template.Labels, datav1alpha1.LabelDataset, placementLabel)
+		}
+		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
+			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
+		}
+	}
+	for _, e := range []placedRelease{excl, unset} {
+		for _, r := range all {
+			if repels(t, e.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s keeps the FUSE pod of %s off its node", e.worker.Namespace, r.fuse.Namespace)
+			}
+			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
+				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
+			}
+		}
+		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
+			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
+		}
+		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) {
+			t.Errorf("the FUSE pod of Exclusive %s keeps Shared workers off its node", e.fuse.Namespace)
+		}
+	}
+	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
+		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
+		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE")
 	}
 }
 

@@ -1,9 +1,16 @@
-{{/* Labels of every object and pod of the release. */}}
+{{/* Labels of every object and pod of the release; workers use jindo.workerLabels. */}}
 {{- define "jindo.labels" -}}
 app.kubernetes.io/name: jindo
 app.kubernetes.io/instance: {{ .Values.name }}
 app.kubernetes.io/managed-by: sluice
 fluid.io/dataset: {{ .Values.datasetID }}
+{{- end -}}
+
+{{/* Labels of the workers: placement concerns cache workers only, so only
+     they carry fluid.io/dataset-placement, which placement anti-affinity
+     selects; FUSE and master pods must stay free to run beside any worker. */}}
+{{- define "jindo.workerLabels" -}}
+{{ include "jindo.labels" . }}
 fluid.io/dataset-placement: {{ .Values.placement }}
 {{- end -}}
 

@@ -3,6 +3,13 @@ app.kubernetes.io/name: thin
 app.kubernetes.io/instance: {{ .Values.name | quote }}
 app.kubernetes.io/managed-by: sluice
 fluid.io/dataset: {{ .Values.datasetId | quote }}
+{{- end -}}
+
+{{- /* Labels of the workers: placement concerns cache workers only, so only
+     they carry fluid.io/dataset-placement, which placement anti-affinity
+     selects; FUSE pods must stay free to run beside any worker. */ -}}
+{{- define "thin.workerLabels" -}}
+{{ include "thin.labels" . }}
 fluid.io/dataset-placement: {{ .Values.placement | quote }}
 {{- end -}}
 
