@@ -12,17 +12,16 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/dataops"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/controller/runtime"
-	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
 // Options configure `sluice controller`.
 type Options struct {
-	MetricsAddr             string
+	MetricsAddr string
+	// PprofAddr serves net/http/pprof when set (e.g. 127.0.0.1:6060).
+	PprofAddr               string
 	ProbeAddr               string
 	LeaderElect             bool
 	LeaderElectionNamespace string
@@ -33,7 +32,9 @@ type Options struct {
 	CacheRefresh time.Duration
 	// Concurrency is how many runtimes of one kind reconcile at once.
 	Concurrency int
-	// QPS and Burst limit the controller's API requests (QPS < 0: no limit).
+	// QPS and Burst limit the controller's API requests; QPS < 0 (the
+	// default, as controller-runtime's) leaves throttling to the API
+	// server's priority and fairness.
 	QPS   float32
 	Burst int
 }
@@ -41,7 +42,7 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
-		Concurrency: 8, QPS: 100, Burst: 200}
+		Concurrency: 8, QPS: -1, Burst: 0}
 }
 
 // LeaderElectionID names the controller's leader-election lease.
@@ -56,6 +57,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		Scheme:                  sluicescheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
+		PprofBindAddress:        o.PprofAddr,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
@@ -80,13 +82,8 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, fmt.Errorf("setting up the data-operation reconcilers: %w", err)
 	}
 	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg)}
-	jfs := &runtime.Reconciler{
-		Client: mgr.GetClient(), NewObject: func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
-		Engine: juicefs.Engine{}, Helm: helmClients.forNamespace, MountType: runtime.StaticMountType("fuse.juicefs"), FusePath: juicefs.FusePath,
-		CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
-	}
-	if err := jfs.SetupWithManager(mgr, "juicefsruntime"); err != nil {
-		return nil, fmt.Errorf("setting up the JuiceFS runtime reconciler: %w", err)
+	if err := setupRuntimes(mgr, o, helmClients); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err

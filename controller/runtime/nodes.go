@@ -2,15 +2,16 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"regexp"
 	"strconv"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -96,41 +97,93 @@ func (r *Reconciler) cacheLabels(key datav1alpha1.DatasetKey, ds *datav1alpha1.D
 var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
 
 // patchNode adds or removes labels on a node and recomputes dataset-num.
+// Runtimes reconcile concurrently and kwok or the kubelet keep updating
+// node status, so the change is a merge patch of the labels alone, built
+// under a per-node lock from a fresh read: no lost update, no conflict
+// retries. A node whose cached labels already say the same is not touched.
 func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[string]string, add bool) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n := &corev1.Node{}
-		if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
-			return client.IgnoreNotFound(err)
+	n := &corev1.Node{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if _, changed := relabel(n.Labels, labels, add); !changed {
+		return nil
+	}
+	unlock := r.nodeLocks.lock(name)
+	defer unlock()
+	if err := r.reader().Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	next, changed := relabel(n.Labels, labels, add)
+	if !changed {
+		return nil
+	}
+	diff := map[string]any{}
+	for k, v := range next {
+		if n.Labels[k] != v {
+			diff[k] = v
 		}
-		next := maps.Clone(n.Labels)
-		if next == nil {
-			next = map[string]string{}
+	}
+	for k := range n.Labels {
+		if _, ok := next[k]; !ok {
+			diff[k] = nil
 		}
-		for k, v := range labels {
-			switch {
-			case add:
-				next[k] = v
-			case k != datav1alpha1.LabelExclusive || next[k] == v:
-				delete(next, k)
-			}
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": diff}})
+	if err != nil {
+		return err
+	}
+	return client.IgnoreNotFound(r.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch)))
+}
+
+// relabel returns a node's labels with labels added or removed and
+// dataset-num recomputed, and whether that changes them.
+func relabel(current, labels map[string]string, add bool) (map[string]string, bool) {
+	next := maps.Clone(current)
+	if next == nil {
+		next = map[string]string{}
+	}
+	for k, v := range labels {
+		switch {
+		case add:
+			next[k] = v
+		case k != datav1alpha1.LabelExclusive || next[k] == v:
+			delete(next, k)
 		}
-		count := 0
-		for k := range next {
-			if totalCapacityKey.MatchString(k) {
-				count++
-			}
+	}
+	count := 0
+	for k := range next {
+		if totalCapacityKey.MatchString(k) {
+			count++
 		}
-		if count > 0 {
-			next[datav1alpha1.LabelDatasetNum] = strconv.Itoa(count)
-		} else {
-			delete(next, datav1alpha1.LabelDatasetNum)
-		}
-		if maps.Equal(next, n.Labels) {
-			return nil
-		}
-		n.Labels = next
-		return r.Client.Update(ctx, n)
-	})
+	}
+	if count > 0 {
+		next[datav1alpha1.LabelDatasetNum] = strconv.Itoa(count)
+	} else {
+		delete(next, datav1alpha1.LabelDatasetNum)
+	}
+	return next, !maps.Equal(next, current)
+}
+
+// keyedLocks serialises work per key (here: node name).
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[string]*sync.Mutex
+}
+
+func (k *keyedLocks) lock(key string) (unlock func()) {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[string]*sync.Mutex{}
+	}
+	l, ok := k.m[key]
+	if !ok {
+		l = &sync.Mutex{}
+		k.m[key] = l
+	}
+	k.mu.Unlock()
+	l.Lock()
+	return l.Unlock
 }
 
 func podReady(p *corev1.Pod) bool {

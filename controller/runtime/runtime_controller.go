@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,11 +48,26 @@ type Reconciler struct {
 	CacheRefresh time.Duration
 	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
 	HTTPClient *http.Client
+	// Live reads objects uncached where a stale read would lose an update
+	// (node labels); nil uses Client.
+	Live client.Reader
+	// Watches are further objects whose changes wake runtimes, e.g. the
+	// profiles Thin runtimes start from.
+	Watches []Watch
 	// Concurrency is how many runtimes reconcile at once (default 1).
 	Concurrency int
 	// Events records the runtime's Ready transitions and Helm actions; nil
 	// records nothing.
 	Events events.EventRecorder
+
+	nodeLocks keyedLocks
+}
+
+func (r *Reconciler) reader() client.Reader {
+	if r.Live != nil {
+		return r.Live
+	}
+	return r.Client
 }
 
 const (
@@ -174,28 +190,46 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset
 	if err != nil {
 		return err
 	}
-	if err := r.Client.Create(ctx, pv); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.createIfMissing(ctx, pv); err != nil {
 		return fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	pvc, err := volume.PVC(ds)
 	if err != nil {
 		return err
 	}
-	if err := r.Client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.createIfMissing(ctx, pvc); err != nil {
 		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	return nil
+}
+
+// createIfMissing creates obj unless the cache already holds it.
+func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) error {
+	existing := obj.DeepCopyObject().(client.Object)
+	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
+	case err == nil:
+		return nil
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
 	}
 	return nil
 }
 
 // bind marks the Dataset Bound to the runtime.
 func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
-	patch := client.MergeFrom(ds.DeepCopy())
+	before := ds.DeepCopy()
 	ds.Status.Phase = datav1alpha1.BoundDatasetPhase
 	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: rt.GetName(), Namespace: rt.GetNamespace(), Type: r.Engine.Type(), Category: datav1alpha1.AccelerateCategory}}
 	ds.Status.Mounts = ds.Spec.Mounts
 	meta.SetStatusCondition(&ds.Status.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonBound,
 		Message: fmt.Sprintf("bound to %s runtime %s", r.Engine.Type(), rt.GetName()), ObservedGeneration: ds.Generation})
-	return r.Client.Status().Patch(ctx, ds, patch)
+	if equality.Semantic.DeepEqual(before.Status, ds.Status) {
+		return nil
+	}
+	return r.Client.Status().Patch(ctx, ds, client.MergeFrom(before))
 }
 
 // setReady writes the runtime's Ready condition and status counts.
@@ -210,6 +244,12 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: rt.GetGeneration()})
 	s.ObservedGeneration = rt.GetGeneration()
+	// Steady state rewrites nothing: compare with the object as read.
+	cached := r.NewObject()
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), cached); err == nil &&
+		cached.GetResourceVersion() == rt.GetResourceVersion() && equality.Semantic.DeepEqual(statusOf(cached), s) {
+		return nil
+	}
 	return r.Client.Status().Update(ctx, rt)
 }
 
@@ -272,10 +312,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil {
 		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
 	}
-	return ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
+	b := ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests)).
-		Complete(r)
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests))
+	for _, w := range r.Watches {
+		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))
+	}
+	return b.Complete(r)
+}
+
+// Watch wakes the runtimes Map returns when an Object of its kind changes.
+type Watch struct {
+	Object client.Object
+	Map    handler.MapFunc
 }
 
 // podRequests maps a Pod to the runtimes it matters to: those whose Dataset

@@ -120,10 +120,14 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err != nil {
+		b.Log(breakdown(context.Background(), cl, ns.Name, start))
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
 	peak := ctrl.peakRSS()
 	b.Log(breakdown(ctx, cl, ns.Name, start))
+	if errs := ctrl.errors(); len(errs) > 0 {
+		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
+	}
 	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
 	return elapsed, peak
 }
@@ -179,6 +183,9 @@ func startController(b *testing.B, sluice, kubeconfig string) (*controllerProces
 	}
 	cmd := exec.Command(sluice, "controller", "--kubeconfig", kubeconfig, "--leader-elect=false",
 		"--metrics-bind-address=0", "--health-probe-bind-address="+probe)
+	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
+	// profile the controller during a run.
+	cmd.Args = append(cmd.Args, strings.Fields(os.Getenv("SLUICE_BENCH_CONTROLLER_ARGS"))...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -217,6 +224,18 @@ func (p *controllerProcess) log() string {
 	data, _ := os.ReadFile(p.logPath)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	return strings.Join(lines[max(0, len(lines)-30):], "\n")
+}
+
+// errors are the controller's logged reconcile errors.
+func (p *controllerProcess) errors() []string {
+	data, _ := os.ReadFile(p.logPath)
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "Reconciler error") {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 func (p *controllerProcess) stop() {
