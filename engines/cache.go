@@ -69,3 +69,11 @@ func FormatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f%s", math.Floor(v*10)/10, units[i])
 }
+
+// Max is the larger of each of two processes' counters.
+func (c CacheCounters) Max(o CacheCounters) CacheCounters {
+	return CacheCounters{
+		CachedBytes: max(c.CachedBytes, o.CachedBytes), Hits: max(c.Hits, o.Hits), Misses: max(c.Misses, o.Misses),
+		HitBytes: max(c.HitBytes, o.HitBytes), MissBytes: max(c.MissBytes, o.MissBytes),
+	}
+}

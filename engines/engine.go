@@ -77,3 +77,11 @@ type Topology interface {
 type Resolver interface {
 	ResolveValues(ctx context.Context, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error)
 }
+
+// ClusterReporter is implemented by cache reporters whose pods each report
+// the whole cluster's figures (a master) rather than their own node's: the
+// reconciler takes the largest figures any pod reports (a standby master
+// reports none) instead of the mean.
+type ClusterReporter interface {
+	ClusterWide() bool
+}

@@ -31,7 +31,11 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(rep.CachePods(rt))); err != nil {
 		return err
 	}
-	var sum engines.CacheCounters
+	clusterWide := false
+	if cr, ok := rep.(engines.ClusterReporter); ok {
+		clusterWide = cr.ClusterWide()
+	}
+	var sum, top engines.CacheCounters
 	n := 0
 	for i := range pods.Items {
 		p := &pods.Items[i]
@@ -44,13 +48,17 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 			ctrl.LoggerFrom(ctx).Info("cache metrics unavailable", "pod", p.Name, "error", err.Error())
 			continue
 		}
-		sum, n = sum.Add(c), n+1
+		sum, top, n = sum.Add(c), top.Max(c), n+1
 	}
 	if n == 0 {
 		return nil
 	}
-	// Each client caches on its own node: report the mean per node.
-	sum.CachedBytes /= float64(n)
+	if clusterWide {
+		sum = top
+	} else {
+		// Each client caches on its own node: report the mean per node.
+		sum.CachedBytes /= float64(n)
+	}
 	states := engines.CacheStates(sum, cacheCapacity(rt), quantityBytes(ds.Status.UfsTotal))
 	statusOf(rt).CacheStates = states
 	patch := client.MergeFrom(ds.DeepCopy())

@@ -25,3 +25,9 @@ func (Engine) MetricsPath() string { return "/metrics/prometheus/" }
 
 // ParseCache implements engines.CacheReporter.
 func (Engine) ParseCache(r io.Reader) (engines.CacheCounters, error) { return ParseMetrics(r) }
+
+var _ engines.ClusterReporter = Engine{}
+
+// ClusterWide implements engines.ClusterReporter: the leading master
+// reports the whole cluster.
+func (Engine) ClusterWide() bool { return true }

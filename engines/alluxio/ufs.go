@@ -66,7 +66,7 @@ func planUFS(ds *datav1alpha1.Dataset) (ufs, error) {
 	seen := map[string]bool{}
 	for i, m := range ds.Spec.Mounts {
 		field := fmt.Sprintf("dataset spec.mounts[%d]", i)
-		p, err := alluxioPath(field, m)
+		p, err := alluxioPath(field, m, len(ds.Spec.Mounts) == 1)
 		if err != nil {
 			return u, err
 		}
@@ -107,10 +107,14 @@ func planUFS(ds *datav1alpha1.Dataset) (ufs, error) {
 	return u, nil
 }
 
-// alluxioPath is where a mount appears in Alluxio: its path, or /<name>.
-func alluxioPath(field string, m datav1alpha1.Mount) (string, error) {
+// alluxioPath is where a mount appears in Alluxio: its path, or /<name>;
+// a sole mount with neither is the root, as Fluid's Datasets expect.
+func alluxioPath(field string, m datav1alpha1.Mount, sole bool) (string, error) {
 	p := m.Path
 	if p == "" {
+		if m.Name == "" && sole {
+			return "/", nil
+		}
 		if m.Name == "" {
 			return "", engines.Invalid("%s: set name or path; the mount appears at path, or /<name>", field)
 		}

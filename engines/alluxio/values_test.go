@@ -151,3 +151,18 @@ func TestEngineDescribesAlluxio(t *testing.T) {
 		t.Errorf("FusePath = %s", p)
 	}
 }
+
+// TestSoleUnnamedMountIsTheRoot: a Fluid Dataset with one mount and neither
+// name nor path makes that mount Alluxio's root storage.
+func TestSoleUnnamedMountIsTheRoot(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Mounts = []datav1alpha1.Mount{{MountPoint: "s3://bucket/coco"}}
+	o := decode(t, render(t, ds, rt))
+	if u := properties(t, o.config, "master.properties")["alluxio.master.mount.table.root.ufs"]; u != "s3://bucket/coco" {
+		t.Errorf("root ufs = %q, want the sole mount", u)
+	}
+	ds.Spec.Mounts = append(ds.Spec.Mounts, datav1alpha1.Mount{MountPoint: "s3://bucket/other", Name: "other"})
+	if _, err := (alluxio.Engine{}).Values(ds, rt); err == nil || !strings.Contains(err.Error(), "spec.mounts[0]") {
+		t.Errorf("an unnamed mount beside another must be rejected naming it, got %v", err)
+	}
+}

@@ -1,0 +1,117 @@
+package controller_test
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/runtime"
+	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/testobj"
+)
+
+// readyReason returns the reason of a runtime's Ready condition, or "".
+func readyReason(conds []metav1.Condition) string {
+	if c := meta.FindStatusCondition(conds, runtime.ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
+}
+
+// TestJindoRuntimeWaitsForMastersThenWorkers installs a JindoRuntime's
+// release and shows the controller waits for the master StatefulSet before
+// the workers, and binds the Dataset once both are ready.
+func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	ds := testobj.Dataset("logs", ns, testobj.WithMounts("oss://bucket/logs"))
+	ds.Spec.Mounts[0].Options = map[string]string{"fs.oss.endpoint": "oss-cn-hangzhou.aliyuncs.com"}
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "logs", Namespace: ns}, Spec: datav1alpha1.JindoRuntimeSpec{
+		Replicas: 2, TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{testobj.Level(datav1alpha1.SSD, "/mnt/jindo", "20Gi")}}}}
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	master, worker := &appsv1.StatefulSet{}, &appsv1.StatefulSet{}
+	eventually(t, 20*time.Second, "Helm installs masters and workers and the runtime waits for the masters", func() bool {
+		return env.Client.Get(ctx, key("logs-master"), master) == nil && env.Client.Get(ctx, key("logs-worker"), worker) == nil &&
+			env.Client.Get(ctx, key("logs"), rt) == nil && readyReason(rt.Status.Conditions) == runtime.ReasonMastersNotReady
+	})
+	markReady(t, worker)
+	eventually(t, 10*time.Second, "ready workers do not bind while the masters are not ready", func() bool {
+		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.WorkerNumberReady == 2 && readyReason(rt.Status.Conditions) == runtime.ReasonMastersNotReady
+	})
+	markReady(t, master)
+	eventually(t, 20*time.Second, "the Dataset is Bound to the jindo runtime", func() bool {
+		return env.Client.Get(ctx, key("logs"), ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase &&
+			len(ds.Status.Runtimes) == 1 && ds.Status.Runtimes[0].Type == "jindo"
+	})
+	eventually(t, 10*time.Second, "the runtime reports its masters", func() bool {
+		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.MasterPhase == datav1alpha1.RuntimePhaseReady && *master.Spec.Replicas == rt.Status.MasterNumberReady
+	})
+}
+
+// TestThinRuntimeStartsFromItsProfile shows a ThinRuntime waits, with a
+// condition naming its missing ThinRuntimeProfile, until the profile is
+// created; then its FUSE release is installed and the Dataset bound (no
+// workers to wait for), with the profile's file-system type on the PV.
+func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	ds := testobj.Dataset("share", ns, testobj.WithMounts("nfs://10.0.0.5/exports/share"))
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	profileName := "nfs-" + ns
+	rt := &datav1alpha1.ThinRuntime{ObjectMeta: metav1.ObjectMeta{Name: "share", Namespace: ns}, Spec: datav1alpha1.ThinRuntimeSpec{ProfileName: profileName}}
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the runtime waits for its profile", func() bool {
+		c := &metav1.Condition{}
+		if env.Client.Get(ctx, key("share"), rt) == nil {
+			c = meta.FindStatusCondition(rt.Status.Conditions, runtime.ConditionReady)
+		}
+		return c != nil && c.Reason == thin.ReasonProfileNotFound && c.Status == metav1.ConditionFalse
+	})
+	profile := &datav1alpha1.ThinRuntimeProfile{ObjectMeta: metav1.ObjectMeta{Name: profileName}, Spec: datav1alpha1.ThinRuntimeProfileSpec{
+		FileSystemType: "nfs",
+		Fuse: datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "registry.example.com/nfs-fuse", ImageTag: "v1"},
+			Command: []string{"/usr/local/bin/mount-nfs"}},
+	}}
+	if err := env.Client.Create(ctx, profile); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, profile) })
+	eventually(t, 20*time.Second, "the Dataset is Bound once the profile exists", func() bool {
+		return env.Client.Get(ctx, key("share"), ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
+	})
+	fuse := &appsv1.DaemonSet{}
+	if err := env.Client.Get(ctx, key("share-fuse"), fuse); err != nil {
+		t.Fatal(err)
+	}
+	if img := fuse.Spec.Template.Spec.Containers[0].Image; img != "registry.example.com/nfs-fuse:v1" {
+		t.Errorf("FUSE image %q, want the profile's", img)
+	}
+	pv := &corev1.PersistentVolume{}
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-share"}, pv); err != nil {
+		t.Fatal(err)
+	}
+	if got := pv.Spec.CSI.VolumeAttributes[datav1alpha1.VolumeAttrMountType]; got != "nfs" {
+		t.Errorf("PV mount_type %q, want the profile's fileSystemType", got)
+	}
+	if err := env.Client.Get(ctx, key("share-worker"), &appsv1.StatefulSet{}); err == nil {
+		t.Error("a worker StatefulSet was installed though neither the runtime nor the profile enables workers")
+	}
+}
