@@ -1,7 +1,11 @@
 package helm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"reflect"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -89,7 +93,25 @@ func sameChart(a, b *chart.Chart) bool {
 	if a == nil || b == nil || a.Metadata == nil || b.Metadata == nil {
 		return a == b
 	}
-	return a.Metadata.Name == b.Metadata.Name && a.Metadata.Version == b.Metadata.Version
+	return chartDigest(a) == chartDigest(b)
+}
+
+// chartDigest identifies a chart by name, version and templates, so that
+// a new Sluice whose embedded chart changed upgrades releases even when
+// the chart's version was not bumped.
+func chartDigest(c *chart.Chart) string {
+	h := sha256.New()
+	if c.Metadata != nil {
+		h.Write([]byte(c.Metadata.Name + "\x00" + c.Metadata.Version + "\x00"))
+	}
+	templates := slices.Clone(c.Templates)
+	slices.SortFunc(templates, func(a, b *chart.File) int { return strings.Compare(a.Name, b.Name) })
+	for _, t := range templates {
+		h.Write([]byte(t.Name + "\x00"))
+		h.Write(t.Data)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // sameValues compares values the way they are stored: as JSON, so that an

@@ -61,6 +61,8 @@ type Reconciler struct {
 	Events events.EventRecorder
 
 	nodeLocks keyedLocks
+	// releases spares unchanged runtimes a read of Helm's storage.
+	releases helm.Memo
 }
 
 func (r *Reconciler) reader() client.Reader {
@@ -71,8 +73,11 @@ func (r *Reconciler) reader() client.Reader {
 }
 
 const (
-	waitWorkers = 5 * time.Second
-	waitInUse   = 10 * time.Second
+	// releaseRecheck is how long a release found in sync is trusted
+	// without reading Helm's storage again (spec changes are seen at once).
+	releaseRecheck = 10 * time.Minute
+	waitWorkers    = 5 * time.Second
+	waitInUse      = 10 * time.Second
 )
 
 // Reconcile implements reconcile.Reconciler.
@@ -122,7 +127,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	log := ctrl.LoggerFrom(ctx)
-	state, act, err := hc.Ensure(ctx, rt.GetName(), helm.Desired{Chart: chart, Values: values})
+	desired, memoKey := helm.Desired{Chart: chart, Values: values}, req.String()
+	state, act := helm.InSync, helm.ActionNone
+	if !r.releases.InSync(memoKey, desired) {
+		state, act, err = hc.Ensure(ctx, rt.GetName(), desired)
+		if err == nil && state == helm.InSync {
+			r.releases.Record(memoKey, desired)
+		}
+	}
 	if act != helm.ActionNone {
 		log.Info("engine release", "state", state, "action", act)
 		if act != helm.ActionWait {
@@ -269,6 +281,7 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 	if err != nil {
 		return err
 	}
+	r.releases.Forget(client.ObjectKeyFromObject(rt).String())
 	if err := hc.Uninstall(rt.GetName()); err != nil {
 		return err
 	}
@@ -309,6 +322,7 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 // SetupWithManager registers the reconciler, woken by its runtime kind and
 // the worker StatefulSets it owns through Helm (by name).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
+	r.releases.TTL = releaseRecheck
 	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil {
 		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
 	}
