@@ -36,9 +36,10 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code and CRDs (config/crd/bases).
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases) and the controller's ClusterRole (config/rbac).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=sluice-controller paths=./controller/... output:rbac:artifacts:config=config/rbac
 
 .PHONY: fmt
 fmt: ## Format Go code.
@@ -111,8 +112,9 @@ test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: bench
-bench: sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound on a simulated cluster).
-	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $(BENCH_PKGS)
+bench: build sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound on a simulated cluster).
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v /tests/scale)
+	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
 
 .PHONY: fuzz
 fuzz: ## Fuzz the admission path for FUZZTIME (default 60s).

@@ -2,7 +2,7 @@ package config
 
 import "embed"
 
-// FS holds crd/bases/*.yaml, webhook/*.yaml, csi/*.yaml and samples/*.yaml.
+// FS holds crd/bases/*.yaml, rbac/*.yaml, webhook/*.yaml, csi/*.yaml and samples/*.yaml.
 //
-//go:embed crd/bases/*.yaml webhook/*.yaml csi/*.yaml samples/*.yaml
+//go:embed crd/bases/*.yaml rbac/*.yaml webhook/*.yaml csi/*.yaml samples/*.yaml
 var FS embed.FS

@@ -131,7 +131,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	state, act := helm.InSync, helm.ActionNone
 	if !r.releases.InSync(memoKey, desired) {
 		state, act, err = hc.Ensure(ctx, rt.GetName(), desired)
-		if err == nil && state == helm.InSync {
+		// In sync as found, or just installed or upgraded to desired.
+		if err == nil && (state == helm.InSync || act == helm.ActionInstall || act == helm.ActionUpgrade) {
 			r.releases.Record(memoKey, desired)
 		}
 	}
@@ -256,13 +257,16 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: rt.GetGeneration()})
 	s.ObservedGeneration = rt.GetGeneration()
-	// Steady state rewrites nothing: compare with the object as read.
+	// Steady state rewrites nothing; otherwise only the status fields that
+	// changed are patched (no conflicts with concurrent writers of others).
 	cached := r.NewObject()
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), cached); err == nil &&
-		cached.GetResourceVersion() == rt.GetResourceVersion() && equality.Semantic.DeepEqual(statusOf(cached), s) {
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), cached); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if equality.Semantic.DeepEqual(statusOf(cached), s) {
 		return nil
 	}
-	return r.Client.Status().Update(ctx, rt)
+	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, rt, client.MergeFrom(cached)))
 }
 
 func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {

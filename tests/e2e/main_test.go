@@ -1,17 +1,26 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	ctrl "sigs.k8s.io/controller-runtime"
+	"io/fs"
 
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/config"
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 var cluster *simcluster.Cluster
@@ -40,9 +49,15 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// The controller runs with exactly the permissions config/rbac grants.
+	cfg, err := controllerIdentity(ctx, c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
-	mgr, err := controller.New(c.Config, o)
+	mgr, err := controller.New(cfg, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -53,4 +68,35 @@ func run(m *testing.M) int {
 		}
 	}()
 	return m.Run()
+}
+
+// controllerIdentity applies config/rbac and returns a rest config acting as
+// the controller's ServiceAccount.
+func controllerIdentity(ctx context.Context, c *simcluster.Cluster) (*rest.Config, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "sluice-system"}}
+	if err := c.Client.Create(ctx, ns); err != nil {
+		return nil, err
+	}
+	files, err := fs.Glob(config.FS, "rbac/*.yaml")
+	if err != nil || len(files) < 2 {
+		return nil, fmt.Errorf("config/rbac manifests: %v %v", files, err)
+	}
+	for _, f := range files {
+		data, err := fs.ReadFile(config.FS, f)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), c.Scheme)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, o := range objs {
+			if err := c.Client.Create(ctx, o.(client.Object)); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+		}
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
+	return cfg, nil
 }

@@ -84,7 +84,7 @@ func (c *Cluster) start() error {
 			"--controllers=*,-serviceaccount-token,-serviceaccount", "--use-service-account-credentials=false",
 			"--concurrent-statefulset-syncs=20"}, qps...)},
 		{"kwok", []string{"--kubeconfig=" + k, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
-			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--server-address=127.0.0.1:0", "--config=" + filepath.Join(testenv.BinDir(), "kwok-stages.yaml")}},
+			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40", "--server-address=127.0.0.1:0", "--config=" + filepath.Join(testenv.BinDir(), "kwok-stages.yaml")}},
 	} {
 		if err := c.run(p.name, p.args...); err != nil {
 			return err
