@@ -43,7 +43,10 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(), controller.NewCommand(), csi.NewCommand(), newDevCommand())
+	flags := &clusterFlags{}
+	flags.bind(root)
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(flags.connect), controller.NewCommand(flags.connect),
+		csi.NewCommand(flags.connect), newDevCommand())
 	return root
 }
 

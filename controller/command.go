@@ -1,20 +1,14 @@
 package controller
 
 import (
-	"flag"
-	"fmt"
-
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"k8s.io/client-go/rest"
 )
 
-// NewCommand returns `sluice controller`.
-func NewCommand() *cobra.Command {
+// NewCommand returns `sluice controller`; connect returns the cluster's
+// client configuration (the root command's --kubeconfig).
+func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	o := NewOptions()
-	var kubeconfig string
-	zapOpts := zap.Options{}
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run Sluice's controller manager",
@@ -25,13 +19,9 @@ the engine's metrics, and keeps one data operation per kind and Dataset
 (releasing the holds of finished, deleted and never-stored operations).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
-			cfg, err := ctrl.GetConfig()
-			if kubeconfig != "" {
-				cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
-			}
+			cfg, err := connect()
 			if err != nil {
-				return fmt.Errorf("loading the kubeconfig: %w", err)
+				return err
 			}
 			mgr, err := New(cfg, o)
 			if err != nil {
@@ -41,7 +31,6 @@ the engine's metrics, and keeps one data operation per kind and Dataset
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: in-cluster config, then $KUBECONFIG)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address to serve Go's pprof profiles on (empty: off)")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
@@ -52,8 +41,5 @@ the engine's metrics, and keeps one data operation per kind and Dataset
 	fs.IntVar(&o.Concurrency, "concurrent-reconciles", o.Concurrency, "how many runtimes of one kind reconcile at once")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "API requests per second the controller may send (negative: no client-side limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "API request burst above --kube-api-qps")
-	goflags := flag.NewFlagSet("zap", flag.ContinueOnError)
-	zapOpts.BindFlags(goflags)
-	fs.AddGoFlagSet(goflags)
 	return cmd
 }

@@ -1,38 +1,32 @@
 package csi
 
 import (
-	"flag"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
-// NewCommand returns `sluice csi`.
-func NewCommand() *cobra.Command {
+// NewCommand returns `sluice csi`; connect returns the cluster's client
+// configuration (the root command's --kubeconfig), used to label nodes.
+func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	var (
-		cfg        = Config{StateDir: "/var/lib/sluice/csi", PublishTimeout: 30 * time.Second}
-		kubeconfig string
-		recovery   = 5 * time.Second
-		registrar  = Registrar{DriverName: DriverName}
-		zapOpts    zap.Options
+		cfg       = Config{StateDir: "/var/lib/sluice/csi", PublishTimeout: 30 * time.Second}
+		recovery  = 5 * time.Second
+		registrar = Registrar{DriverName: DriverName}
 	)
 	cmd := &cobra.Command{
 		Use:   "csi --endpoint unix:///csi/csi.sock --nodeid NODE",
 		Short: "Serve the CSI plugin (fuse.csi.fluid.io) on this node",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 			cfg.Mounter = NewSyscallMounter()
 			if _, err := New(cfg); err != nil { // check the flags before touching the cluster
 				return err
 			}
-			restCfg, err := loadConfig(kubeconfig)
+			restCfg, err := connect()
 			if err != nil {
 				return err
 			}
@@ -71,21 +65,6 @@ func NewCommand() *cobra.Command {
 	fs.DurationVar(&recovery, "recovery-interval", recovery, "how often FUSE recovery re-binds mounts whose FUSE restarted (0 disables it)")
 	fs.StringVar(&registrar.Dir, "registration-dir", "", "the kubelet's plugin registry (e.g. /var/lib/kubelet/plugins_registry): register there instead of through node-driver-registrar")
 	fs.StringVar(&registrar.Endpoint, "kubelet-endpoint", "/var/lib/kubelet/plugins/"+DriverName+"/csi.sock", "the CSI socket as the kubelet sees it, for registration")
-	fs.StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig for labelling nodes (default: in-cluster config)")
 	fs.StringVar(&cfg.Version, "driver-version", "", "version reported by GetPluginInfo")
-	goflags := flag.NewFlagSet("zap", flag.ContinueOnError)
-	zapOpts.BindFlags(goflags)
-	fs.AddGoFlagSet(goflags)
 	return cmd
-}
-
-func loadConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		return ctrl.GetConfig()
-	}
-	c, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("loading kubeconfig %s: %w", kubeconfig, err)
-	}
-	return c, nil
 }

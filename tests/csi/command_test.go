@@ -2,6 +2,7 @@ package csi_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -22,7 +24,8 @@ import (
 )
 
 // TestCommand runs `sluice csi` through its command line, as the plugin
-// DaemonSet does: flags, --kubeconfig for node labels, the built-in kubelet
+// DaemonSet does: flags, the cluster connection for node labels (the root
+// command's --kubeconfig is tested in package main), the built-in kubelet
 // registration socket, and a clean stop when its context ends.
 func TestCommand(t *testing.T) {
 	const node = "node-cmd"
@@ -34,9 +37,9 @@ func TestCommand(t *testing.T) {
 	if err := os.MkdirAll(regDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := sluicecsi.NewCommand()
+	cmd := sluicecsi.NewCommand(func() (*rest.Config, error) { return env.Config, nil })
 	cmd.SetArgs([]string{
-		"--endpoint", "unix://" + socket, "--nodeid", node, "--kubeconfig", env.Kubeconfig(t),
+		"--endpoint", "unix://" + socket, "--nodeid", node,
 		"--state-dir", filepath.Join(dir, "state"), "--registration-dir", regDir,
 		"--kubelet-endpoint", "/var/lib/kubelet/plugins/fuse.csi.fluid.io/csi.sock",
 		"--driver-version", "v9.9.9-test", "--recovery-interval", "1s",
@@ -64,7 +67,7 @@ func TestCommand(t *testing.T) {
 		t.Fatalf("NodeGetInfo = %v, %v; want node %s", ni, err, node)
 	}
 
-	// NodeStageVolume labels the node through the client built from --kubeconfig.
+	// NodeStageVolume labels the node through the client the command connected.
 	const labelKey = "fluid.io/f-cmd-ds"
 	fuseDir := filepath.Join(dir, "fuse")
 	if err := os.MkdirAll(fuseDir, 0o755); err != nil {
@@ -112,12 +115,11 @@ func TestCommandRejectsBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		"no node":        {[]string{"--endpoint", "unix:///tmp/x.sock"}, "node"},
-		"tcp endpoint":   {[]string{"--nodeid", "n", "--endpoint", "tcp://127.0.0.1:1"}, "tcp://127.0.0.1:1"},
-		"bad kubeconfig": {[]string{"--nodeid", "n", "--endpoint", "unix:///tmp/x.sock", "--state-dir", t.TempDir(), "--kubeconfig", "/nonexistent/kubeconfig"}, "/nonexistent/kubeconfig"},
+		"no node":      {[]string{"--endpoint", "unix:///tmp/x.sock"}, "node"},
+		"tcp endpoint": {[]string{"--nodeid", "n", "--endpoint", "tcp://127.0.0.1:1"}, "tcp://127.0.0.1:1"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd := sluicecsi.NewCommand()
+			cmd := sluicecsi.NewCommand(func() (*rest.Config, error) { return nil, errors.New("no cluster in this test") })
 			cmd.SetArgs(tc.args)
 			cmd.SilenceUsage, cmd.SilenceErrors = true, true
 			err := cmd.ExecuteContext(testenv.Context(t))
