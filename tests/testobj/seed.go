@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -88,7 +89,9 @@ func SeedDataset(ctx context.Context, c client.Client, ns, name string, phase da
 	}))
 	bidi := corev1.MountPropagationBidirectional
 	privileged := true
-	must(c.Create(ctx, &appsv1.DaemonSet{
+	// Where a controller runs, the runtime's release may have created the
+	// FUSE DaemonSet first; either one serves.
+	must(ignoreExists(c.Create(ctx, &appsv1.DaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name + datav1alpha1.FuseDaemonSetSuffix, Namespace: ns},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name + "-fuse"}},
@@ -104,6 +107,13 @@ func SeedDataset(ctx context.Context, c client.Client, ns, name string, phase da
 				},
 			},
 		},
-	}))
+	})))
+	return err
+}
+
+func ignoreExists(err error) error {
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
 	return err
 }
