@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
@@ -78,4 +79,18 @@ func SortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ChartLoader loads a chart once and hands the same chart to every caller
+// (installs and upgrades only read it). The zero value is ready to use.
+type ChartLoader struct {
+	once  sync.Once
+	chart *chart.Chart
+	err   error
+}
+
+// Load returns the chart in fsys, loading it on the first call.
+func (l *ChartLoader) Load(fsys fs.FS) (*chart.Chart, error) {
+	l.once.Do(func() { l.chart, l.err = LoadChart(fsys) })
+	return l.chart, l.err
 }

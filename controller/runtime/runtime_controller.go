@@ -61,6 +61,7 @@ type Reconciler struct {
 	Events events.EventRecorder
 
 	nodeLocks keyedLocks
+	chart     helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo
 }
@@ -118,7 +119,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
-	chart, err := helm.LoadChart(r.Engine.Chart())
+	chart, err := r.chart.Load(r.Engine.Chart())
 	if err != nil {
 		return ctrl.Result{}, err
 	}
