@@ -7,25 +7,25 @@ package sluice.mutating
 
 import rego.v1
 
-skip_precheck if annotations["sidecar.fluid.io/skip-precheck"] == "true"
+skip_precheck if input.pod.metadata.annotations["sidecar.fluid.io/skip-precheck"] == "true"
 
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
-	not skip_precheck
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 	v.dataset.phase != "Bound"
+	not skip_precheck
 	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
 	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])
 }
 
 deny contains {"rule": "dataset-cross-namespace", "message": msg} if {
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 	v.dataset.namespace != input.request.namespace
 	not cross_namespace_allowed(v.dataset)
 	msg := sprintf("volume %q uses dataset %s from namespace %q; no crossNamespace policy allows Pods in %q to use it", [v.volume, dataset_ref(v.dataset), v.dataset.namespace, input.request.namespace])
 }
 
 cross_namespace_allowed(ds) if {
-	some rule in config.crossNamespace.allow
+	some rule in data.sluice.config.mutating.crossNamespace.allow
 	matches(rule.podNamespace, input.request.namespace)
 	matches(rule.datasetNamespace, ds.namespace)
 	matches(rule.dataset, ds.name)

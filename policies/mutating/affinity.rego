@@ -25,59 +25,62 @@ locality_requirements(name, ds) := object.get(ds.localities, name, [])
 
 # Keys the Pod already constrains itself; Sluice adds nothing for them.
 pod_constrained_keys contains key if {
-	some key, _ in object.get(pod.spec, "nodeSelector", {})
+	some key, _ in input.pod.spec.nodeSelector
 }
 
 pod_constrained_keys contains e.key if {
-	some term in object.get(pod.spec, ["affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"], [])
-	some e in object.get(term, "matchExpressions", [])
+	some term in input.pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
+	some e in term.matchExpressions
 }
 
 pod_constrained_keys contains e.key if {
-	some p in object.get(pod.spec, ["affinity", "nodeAffinity", "preferredDuringSchedulingIgnoredDuringExecution"], [])
-	some e in object.get(p.preference, "matchExpressions", [])
+	some p in input.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
+	some e in p.preference.matchExpressions
 }
 
+# The rules below inline sched_required and locality_requirements: a
+# function call costs more than the lookup it wraps. (object.get is kept:
+# it fails, as before, where a dataset has no localities.)
 preferred_terms contains {"weight": loc.weight, "preference": {"matchExpressions": [req]}} if {
 	serverful
-	some v in dataset_volumes
-	not sched_required(v.dataset)
-	some loc in affinity_config.preferred
-	some req in locality_requirements(loc.name, v.dataset)
-	not req.key in pod_constrained_keys
+	some v in input.datasetVolumes
+	not input.pod.metadata.labels[v.dataset.labels.sched] == "required"
+	some loc in data.sluice.config.mutating.affinity.preferred
+	some req in object.get(v.dataset.localities, loc.name, [])
+	not pod_constrained_keys[req.key]
 }
 
 required_requirements contains req if {
 	serverful
-	some v in dataset_volumes
-	sched_required(v.dataset)
-	some name in affinity_config.required
-	some req in locality_requirements(name, v.dataset)
+	some v in input.datasetVolumes
+	input.pod.metadata.labels[v.dataset.labels.sched] == "required"
+	some name in data.sluice.config.mutating.affinity.required
+	some req in object.get(v.dataset.localities, name, [])
 }
 
 required_requirements contains {"key": key, "operator": "In", "values": [value]} if {
 	serverful
-	affinity_config.requireFuseNodes
-	some v in dataset_volumes
-	some key, value in object.get(v.dataset.runtime, "fuseNodeSelector", {})
+	data.sluice.config.mutating.affinity.requireFuseNodes
+	some v in input.datasetVolumes
+	some key, value in v.dataset.runtime.fuseNodeSelector
 }
 
 preferred_terms contains {"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}} if {
-	config.preferNodesWithoutCache.enabled
+	data.sluice.config.mutating.preferNodesWithoutCache.enabled
 	prefers_no_cache_candidate
 	not uses_datasets
-	not "fluid.io/dataset-num" in pod_constrained_keys
+	not pod_constrained_keys["fluid.io/dataset-num"]
 }
 
-prefers_no_cache_candidate if labels["fuse.serverful.fluid.io/inject"] == "true"
+prefers_no_cache_candidate if input.pod.metadata.labels["fuse.serverful.fluid.io/inject"] == "true"
 
-prefers_no_cache_candidate if config.preferNodesWithoutCache.allPods
+prefers_no_cache_candidate if data.sluice.config.mutating.preferNodesWithoutCache.allPods
 
 warnings contains msg if {
 	serverful
-	some v in dataset_volumes
-	sched_required(v.dataset)
-	some name in affinity_config.required
-	count(locality_requirements(name, v.dataset)) == 0
+	some v in input.datasetVolumes
+	input.pod.metadata.labels[v.dataset.labels.sched] == "required"
+	some name in data.sluice.config.mutating.affinity.required
+	count(object.get(v.dataset.localities, name, [])) == 0
 	msg := sprintf("dataset %s: required locality %q is unknown for its runtime; no requirement added", [dataset_ref(v.dataset), name])
 }

@@ -9,6 +9,12 @@ package sluice.mutating
 
 import rego.v1
 
+# Helpers for modules that extend the decision. The default modules read
+# input.pod.metadata.labels, input.datasetVolumes and data.sluice.config
+# directly instead: every reference to another rule costs a lookup in the
+# evaluator, and these rules run on every Pod CREATE. The webhook always
+# sends datasetVolumes (a list, empty without datasets) and the Pod's
+# metadata as an object, so both forms agree on every input it sends.
 config := data.sluice.config.mutating
 
 pod := input.pod
@@ -20,23 +26,23 @@ annotations := object.get(pod.metadata, "annotations", {})
 # Every Pod volume backed by a dataset PVC, as gathered by the webhook.
 dataset_volumes := object.get(input, "datasetVolumes", [])
 
-uses_datasets if count(dataset_volumes) > 0
+uses_datasets if count(input.datasetVolumes) > 0
 
 # Pods labelled for FUSE sidecar injection (serverless mode).
-serverless if labels["serverless.fluid.io/inject"] == "true"
+serverless if input.pod.metadata.labels["serverless.fluid.io/inject"] == "true"
 
-serverless if labels["fuse.sidecar.fluid.io/inject"] == "true"
+serverless if input.pod.metadata.labels["fuse.sidecar.fluid.io/inject"] == "true"
 
 # Pods that read datasets through the CSI plugin and get data affinity.
 serverful if {
 	not serverless
-	labels["fuse.serverful.fluid.io/inject"] == "true"
+	input.pod.metadata.labels["fuse.serverful.fluid.io/inject"] == "true"
 }
 
 serverful if {
+	data.sluice.config.mutating.affinity.allDatasetPods
 	not serverless
 	uses_datasets
-	config.affinity.allDatasetPods
 }
 
 dataset_ref(ds) := sprintf("%s/%s", [ds.namespace, ds.name])

@@ -10,10 +10,10 @@ package sluice.mutating
 
 import rego.v1
 
-native_sidecars if config.sidecar.mode == "native"
+native_sidecars if data.sluice.config.mutating.sidecar.mode == "native"
 
 native_sidecars if {
-	config.sidecar.mode == "auto"
+	data.sluice.config.mutating.sidecar.mode == "auto"
 	input.cluster.nativeSidecars
 }
 
@@ -27,11 +27,11 @@ sidecar_mode := "native" if native_sidecars else := "container"
 
 default unprivileged := false
 
-unprivileged if labels["unprivileged.sidecar.fluid.io/inject"] == "true"
+unprivileged if input.pod.metadata.labels["unprivileged.sidecar.fluid.io/inject"] == "true"
 
 default readiness_gate := true
 
-readiness_gate := false if labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
+readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
 
 sidecars contains {
 	"volume": v.volume,
@@ -42,17 +42,17 @@ sidecars contains {
 	"readinessGate": readiness_gate,
 } if {
 	serverless
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 }
 
 volume_rewrites contains {"volume": v.volume, "hostPath": mount_path(v)} if {
 	serverless
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 }
 
 deny contains {"rule": "sidecar-without-fuse", "message": msg} if {
 	serverless
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 	not v.dataset.runtime.fuse
 	msg := sprintf("volume %q uses dataset %s, whose runtime has no FUSE template to inject as a sidecar", [v.volume, dataset_ref(v.dataset)])
 }

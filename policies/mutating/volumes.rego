@@ -8,22 +8,22 @@ package sluice.mutating
 import rego.v1
 
 mount_propagation contains {"volume": v.volume, "mode": "HostToContainer"} if {
-	config.mountPropagation.enabled
-	some v in dataset_volumes
+	data.sluice.config.mutating.mountPropagation.enabled
+	some v in input.datasetVolumes
 }
 
 in_use_names contains name if {
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 	v.dataset.namespace == input.request.namespace
 	name := v.dataset.name
 }
 
 in_use_names contains dataset_ref(v.dataset) if {
-	some v in dataset_volumes
+	some v in input.datasetVolumes
 	v.dataset.namespace != input.request.namespace
 }
 
-pod_annotations["fluid.io/datasets-in-use"] := concat(",", sort([n | some n in in_use_names])) if {
-	config.datasetsInUse.enabled
+pod_annotations["fluid.io/datasets-in-use"] := concat(",", sort(in_use_names)) if {
+	data.sluice.config.mutating.datasetsInUse.enabled
 	uses_datasets
 }

@@ -168,8 +168,9 @@ type mutableField struct {
 
 // Diff returns the JSON patch that turns from into to, which may differ
 // only in the labels, annotations, volumes, containers and affinity that
-// mutators change. Both sides are marshalled the same way, so only real
-// changes appear (fields unknown to this build are never removed).
+// mutators change. The operations are those of jsonpatch.CreatePatch over
+// both sides marshalled the same way (see structDiff), so only real changes
+// appear (fields unknown to this build are never removed).
 func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
 	var ops []jsonpatch.JsonPatchOperation
 	a, b := mutableFields(from), mutableFields(to)
@@ -180,15 +181,16 @@ func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
 			ops = append(ops, jsonpatch.NewOperation("add", fb.path, fb.value))
 		case fb.absent:
 			ops = append(ops, jsonpatch.NewOperation("remove", fa.path, nil))
-		case equality.Semantic.DeepEqual(fa.value, fb.value):
 		default:
-			sub, err := diff(fa.value, fb.value)
+			sub, unequal, err := structDiff(fa.value, fb.value, fa.path)
 			if err != nil {
 				return nil, err
 			}
-			for _, op := range sub {
-				op.Path = fa.path + op.Path
-				ops = append(ops, op)
+			// Semantically equal fields (quantities in another format) are
+			// left alone; the test runs only where the encodings differ
+			// in a way that could be semantically equal.
+			if len(sub) > 0 && (unequal || !equality.Semantic.DeepEqual(fa.value, fb.value)) {
+				ops = append(ops, sub...)
 			}
 		}
 	}

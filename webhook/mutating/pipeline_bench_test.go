@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
@@ -93,5 +95,54 @@ func benchHandle(b *testing.B, memo int) {
 		if resp := h.Handle(ctx, req); !resp.Allowed || len(resp.Patches) == 0 {
 			b.Fatalf("%+v", resp.Result)
 		}
+	}
+}
+
+// BenchmarkPolicyEval measures one evaluation of the default mutating
+// policies alone (no gathering, conversion or mutation) on the inputs of
+// the serverful-affinity and sidecar-native fixture cases: the part of an
+// uncached admission that Rego costs.
+func BenchmarkPolicyEval(b *testing.B) {
+	ctx := context.Background()
+	bundle, err := policy.DefaultBundle()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases, err := fixture.Load(policies.FS, "testdata")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"serverful-affinity", "sidecar-native"} {
+		i := slices.IndexFunc(cases, func(c fixture.Case) bool { return filepath.Base(c.Name) == name })
+		if i < 0 {
+			b.Fatalf("no fixture case %s", name)
+		}
+		c := cases[i]
+		p, err := fixture.NewPipeline(ctx, bundle, c.Objects, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		vols, err := p.Gatherer.DatasetVolumes(ctx, c.Pod.Namespace, c.Pod)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ns, err := p.Gatherer.Namespace(ctx, c.Pod.Namespace)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := mutating.NewInput(mutating.Request{Pod: c.Pod, Operation: "CREATE", Namespace: c.Pod.Namespace}, vols, ns, true)
+		input, err := policy.ToValue(&in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		active := p.Engine.Active()
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := active.Eval(ctx, policies.MutatingQuery, input); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

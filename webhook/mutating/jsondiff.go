@@ -1,0 +1,508 @@
+package mutating
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gomodules.xyz/jsonpatch/v2"
+)
+
+// structDiff returns the operations that jsonpatch.CreatePatch returns for
+// the encoding/json encodings of from and to, with path prefixed to each, by
+// walking the Go values instead of marshalling and re-parsing both: only
+// the parts that differ are encoded. Values that encode themselves (types
+// with MarshalJSON or MarshalText, such as quantities and times) and any
+// shape this walker does not model (embedded pointers, `string` options,
+// floats, non-string map keys) are compared through encoding/json and
+// jsonpatch as before, so the operations are the same in every case.
+//
+// unequal is true when a difference was found that also makes from and to
+// unequal under equality.Semantic (a changed string, number or bool, a
+// value that appeared or went away, a length that changed): only
+// differences in self-encoding values (a quantity in another format) and
+// between null and empty collections leave that open.
+func structDiff(from, to any, path string) (ops []jsonpatch.JsonPatchOperation, unequal bool, err error) {
+	d := differ{}
+	if err := d.value(reflect.ValueOf(from), reflect.ValueOf(to), path); err != nil {
+		return nil, false, err
+	}
+	return d.ops, d.unequal, nil
+}
+
+type differ struct {
+	ops     []jsonpatch.JsonPatchOperation
+	unequal bool
+}
+
+// jsonKind is the kind of JSON value a Go value encodes to.
+type jsonKind int
+
+const (
+	jsonNull jsonKind = iota
+	jsonObject
+	jsonArray
+	jsonString
+	jsonNumber
+	jsonBool
+	// jsonOpaque values are compared through their encoding.
+	jsonOpaque
+)
+
+var (
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// encodesItself reports whether encoding/json encodes values of t with a
+// method of t or *t.
+func encodesItself(t reflect.Type) bool {
+	if t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType) {
+		return true
+	}
+	if t.Kind() != reflect.Pointer {
+		pt := reflect.PointerTo(t)
+		return pt.Implements(jsonMarshalerType) || pt.Implements(textMarshalerType)
+	}
+	return false
+}
+
+// kindOf returns v's JSON kind, with v resolved through pointers and
+// interfaces (invalid when it encodes to null).
+func kindOf(v reflect.Value) (reflect.Value, jsonKind) {
+	for {
+		if !v.IsValid() {
+			return v, jsonNull
+		}
+		if typeInfoOf(v.Type()).opaque {
+			return v, jsonOpaque
+		}
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() {
+				return reflect.Value{}, jsonNull
+			}
+			v = v.Elem()
+			continue
+		case reflect.Interface:
+			// Compared through the encoding, which also keeps custom
+			// equalities (label selectors) out of the unequal test.
+			if v.IsNil() {
+				return reflect.Value{}, jsonNull
+			}
+			return v, jsonOpaque
+		case reflect.Struct:
+			return v, jsonObject
+		case reflect.Map:
+			if v.IsNil() {
+				return reflect.Value{}, jsonNull
+			}
+			return v, jsonObject
+		case reflect.Slice:
+			if v.IsNil() {
+				return reflect.Value{}, jsonNull
+			}
+			return v, jsonArray
+		case reflect.Array:
+			return v, jsonArray
+		case reflect.String:
+			return v, jsonString
+		case reflect.Bool:
+			return v, jsonBool
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			return v, jsonNumber
+		}
+		return v, jsonOpaque
+	}
+}
+
+func (d *differ) value(a, b reflect.Value, p string) error {
+	return d.member(a, b, p, "", false)
+}
+
+// member compares a and b at path p, or, when child is set, at p's member
+// token: the path is built only when an operation or a nested comparison
+// needs it.
+func (d *differ) member(a, b reflect.Value, p, token string, child bool) error {
+	if bothNil(a, b) {
+		return nil // both encode to null, whatever their type
+	}
+	path := func() string {
+		if child {
+			return makePath(p, token)
+		}
+		return p
+	}
+	a, ka := kindOf(a)
+	b, kb := kindOf(b)
+	switch {
+	case ka == jsonOpaque || kb == jsonOpaque:
+		return d.encoded(a, b, path())
+	case ka == jsonNull && kb == jsonNull:
+		return nil
+	case ka != kb:
+		// equality.Semantic holds a nil and an empty map or slice equal.
+		if !emptyCollection(a) && !emptyCollection(b) {
+			d.unequal = true
+		}
+		d.add("replace", path(), b)
+		return nil
+	}
+	switch ka {
+	case jsonString:
+		if a.String() != b.String() {
+			d.unequal = true
+			d.add("replace", path(), b)
+		}
+	case jsonBool:
+		if a.Bool() != b.Bool() {
+			d.unequal = true
+			d.add("replace", path(), b)
+		}
+	case jsonNumber:
+		if numberText(a) != numberText(b) {
+			d.unequal = true
+			d.add("replace", path(), b)
+		}
+	case jsonArray:
+		if a.Len() == 0 && b.Len() == 0 {
+			return nil
+		}
+		if a.Len() != b.Len() {
+			d.unequal = true
+		}
+		return d.array(a, b, path())
+	case jsonObject:
+		return d.object(a, b, path())
+	}
+	return nil
+}
+
+// bothNil reports whether a and b both encode to null: nil pointers and
+// interfaces, nil maps and slices, invalid values.
+func bothNil(a, b reflect.Value) bool {
+	return isNil(a) && isNil(b)
+}
+
+func isNil(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Invalid:
+		return true
+	case reflect.Pointer, reflect.Interface:
+		return v.IsNil()
+	case reflect.Map, reflect.Slice:
+		// A nil map or slice of a type with its own MarshalJSON is
+		// encoded by that method.
+		return v.IsNil() && !typeInfoOf(v.Type()).opaque
+	}
+	return false
+}
+
+// emptyCollection reports whether v is a map or slice without elements.
+func emptyCollection(v reflect.Value) bool {
+	return v.IsValid() && (v.Kind() == reflect.Map || v.Kind() == reflect.Slice) && v.Len() == 0
+}
+
+func numberText(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	}
+	return strconv.FormatUint(v.Uint(), 10)
+}
+
+// array follows jsonpatch: remove the elements a has beyond b's length
+// (last first), add those b has beyond a's, then compare index by index.
+func (d *differ) array(a, b reflect.Value, p string) error {
+	n := min(a.Len(), b.Len())
+	for i := a.Len() - 1; i >= n; i-- {
+		d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, strconv.Itoa(i)), nil))
+	}
+	for i := n; i < b.Len(); i++ {
+		d.add("add", makePath(p, strconv.Itoa(i)), b.Index(i))
+	}
+	for i := 0; i < n; i++ {
+		if err := d.member(a.Index(i), b.Index(i), p, strconv.Itoa(i), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// object compares two structs of one type, or two maps with string keys,
+// member by member; anything else is compared through its encoding.
+func (d *differ) object(a, b reflect.Value, p string) error {
+	if a.Type() != b.Type() {
+		return d.encoded(a, b, p)
+	}
+	if a.Kind() == reflect.Map {
+		return d.maps(a, b, p)
+	}
+	info := typeInfoOf(a.Type())
+	for i := range info.fields {
+		f := &info.fields[i]
+		fa, okA := f.get(a)
+		fb, okB := f.get(b)
+		switch {
+		case !okA && !okB:
+		case !okA:
+			d.unequal = true // an omitted field is empty, the other is not
+			d.add("add", makePath(p, f.name), fb)
+		case !okB:
+			d.unequal = true
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, f.name), nil))
+		default:
+			if err := d.member(fa, fb, p, f.name, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (d *differ) maps(a, b reflect.Value, p string) error {
+	it := b.MapRange()
+	for it.Next() {
+		k := it.Key()
+		va := a.MapIndex(k)
+		if !va.IsValid() {
+			d.unequal = true
+			d.add("add", makePath(p, k.String()), it.Value())
+			continue
+		}
+		if err := d.member(va, it.Value(), p, k.String(), true); err != nil {
+			return err
+		}
+	}
+	it = a.MapRange()
+	for it.Next() {
+		if !b.MapIndex(it.Key()).IsValid() {
+			d.unequal = true
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, it.Key().String()), nil))
+		}
+	}
+	return nil
+}
+
+// encoded compares a and b through encoding/json and jsonpatch.
+func (d *differ) encoded(a, b reflect.Value, p string) error {
+	ja, err := json.Marshal(encodable(a))
+	if err != nil {
+		return err
+	}
+	jb, err := json.Marshal(encodable(b))
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(ja, jb) {
+		return nil
+	}
+	ops, err := jsonpatch.CreatePatch(ja, jb)
+	if err != nil {
+		return err
+	}
+	for _, op := range ops {
+		op.Path = p + op.Path
+		d.ops = append(d.ops, op)
+	}
+	return nil
+}
+
+// add appends an operation whose value is v, encoded as encoding/json
+// would encode it within its document.
+func (d *differ) add(op, p string, v reflect.Value) {
+	d.ops = append(d.ops, jsonpatch.NewOperation(op, p, encodable(v)))
+}
+
+// encodable returns v as a value that encoding/json encodes as it encodes v
+// within its document: through a pointer when v is addressable, so that
+// methods on the pointer apply as they do there.
+func encodable(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.CanAddr() {
+		return v.Addr().Interface()
+	}
+	return v.Interface()
+}
+
+var pathEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// makePath is jsonpatch's: RFC 6901 escaping of the new token.
+func makePath(p, token string) string {
+	token = pathEscaper.Replace(token)
+	if p == "" {
+		return "/" + token
+	}
+	return p + "/" + token
+}
+
+// typeInfo is how encoding/json encodes a type, as far as structDiff needs.
+type typeInfo struct {
+	// opaque types are compared through their encoding.
+	opaque bool
+	// fields are a struct's members, in encoding order.
+	fields []structField
+}
+
+type structField struct {
+	name      string
+	index     []int
+	omitEmpty bool
+	omitZero  bool
+}
+
+// get returns the field's value and whether encoding/json writes it.
+func (f *structField) get(v reflect.Value) (reflect.Value, bool) {
+	fv := v.FieldByIndex(f.index)
+	if f.omitEmpty && isEmptyValue(fv) {
+		return fv, false
+	}
+	if f.omitZero && isZeroValue(fv) {
+		return fv, false
+	}
+	return fv, true
+}
+
+var typeInfos sync.Map // reflect.Type -> *typeInfo
+
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := buildTypeInfo(t)
+	typeInfos.Store(t, ti)
+	return ti
+}
+
+func buildTypeInfo(t reflect.Type) *typeInfo {
+	if encodesItself(t) {
+		return &typeInfo{opaque: true}
+	}
+	switch t.Kind() {
+	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128,
+		reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return &typeInfo{opaque: true}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return &typeInfo{opaque: true}
+		}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return &typeInfo{opaque: true} // base64, or a Marshaler element
+		}
+	case reflect.Struct:
+		fields, ok := structFields(t, nil, map[string]bool{})
+		if !ok {
+			return &typeInfo{opaque: true}
+		}
+		return &typeInfo{fields: fields}
+	}
+	return &typeInfo{}
+}
+
+// structFields lists t's encoded fields, promoting the fields of embedded
+// structs. It reports false for shapes it leaves to encoding/json: embedded
+// pointers, the `string` option, and clashing names.
+func structFields(t reflect.Type, index []int, seen map[string]bool) ([]structField, bool) {
+	var out []structField
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		idx := append(append([]int(nil), index...), i)
+		if sf.Anonymous && name == "" {
+			ft := sf.Type
+			if ft.Kind() == reflect.Pointer {
+				return nil, false
+			}
+			if ft.Kind() == reflect.Struct {
+				inner, ok := structFields(ft, idx, seen)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, inner...)
+				continue
+			}
+			if !sf.IsExported() {
+				continue
+			}
+		} else if !sf.IsExported() {
+			continue
+		}
+		if hasOption(opts, "string") {
+			return nil, false
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if seen[name] {
+			return nil, false
+		}
+		seen[name] = true
+		out = append(out, structField{name: name, index: idx, omitEmpty: hasOption(opts, "omitempty"), omitZero: hasOption(opts, "omitzero")})
+	}
+	return out, true
+}
+
+func hasOption(opts, want string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == want {
+			return true
+		}
+	}
+	return false
+}
+
+// isEmptyValue is encoding/json's omitempty test.
+func isEmptyValue(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Bool,
+		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64,
+		reflect.Interface, reflect.Pointer:
+		return v.IsZero()
+	}
+	return false
+}
+
+var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
+
+// isZeroValue is encoding/json's omitzero test: an IsZero method if the
+// type has one, else the zero value.
+func isZeroValue(v reflect.Value) bool {
+	t := v.Type()
+	switch {
+	case t.Implements(isZeroerType):
+		if (t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface) && v.IsNil() {
+			return true
+		}
+		if t.Kind() == reflect.Interface && v.Elem().Kind() == reflect.Pointer && v.Elem().IsNil() {
+			return true
+		}
+		return v.Interface().(interface{ IsZero() bool }).IsZero()
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(isZeroerType):
+		if v.CanAddr() {
+			return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
+		}
+		// encoding/json calls the pointer method on a copy.
+		c := reflect.New(t)
+		c.Elem().Set(v)
+		return c.Interface().(interface{ IsZero() bool }).IsZero()
+	}
+	return v.IsZero()
+}
