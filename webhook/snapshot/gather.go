@@ -172,7 +172,10 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 
 // build derives a dataset volume's facts from its sources.
 func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolume {
-	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name}}
+	// Every field the policies read is present even for a missing dataset,
+	// so that they deny it by name instead of failing on a null.
+	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name,
+		Localities: map[string][]corev1.NodeSelectorRequirement{}, Runtime: RuntimeFacts{FuseNodeSelector: map[string]string{}}}}
 	if src.dataset == nil {
 		return dv // no such dataset: phase "" tells the policies
 	}
