@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // mainImage is the master and worker image: spec.alluxioVersion over the
@@ -100,7 +101,7 @@ func fuseOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) fuseValue
 		args = []string{"fuse", "--fuse-opts=" + opts}
 	}
 	// FUSE runs only where the CSI plugin labelled the node for the dataset.
-	sel := merge(f.NodeSelector, map[string]string{datav1alpha1.KeyOf(ds).FuseLabelKey(): "true"})
+	sel := engines.Merge(f.NodeSelector, map[string]string{datav1alpha1.KeyOf(ds).FuseLabelKey(): "true"})
 	return fuseValues{
 		podValues: newPod(rt, f.NetworkMode != datav1alpha1.ContainerNetworkMode, sel, f.PodMetadata, f.ImagePullSecrets),
 		containerValues: containerValues{Resources: f.Resources, Env: (&envBuilder{}).field("POD_IP", "status.podIP").set("MOUNT_POINT", mountPath).

@@ -58,5 +58,5 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	return r.values()
+	return engines.ToPlain(r)
 }

@@ -1,14 +1,9 @@
 package alluxio_test
 
 import (
-	"context"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,9 +11,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/enginetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // sample is a Dataset of two S3 prefixes (nested mounts, with credentials
 // from a Secret) cached by two workers on a memory and an SSD tier.
@@ -75,18 +69,7 @@ func sample() (*datav1alpha1.Dataset, *datav1alpha1.AlluxioRuntime) {
 // render renders the chart for a Dataset and runtime with the Helm SDK.
 func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) map[string]string {
 	t.Helper()
-	values, err := alluxio.Engine{}.Values(ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := helm.LoadChart(alluxio.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, values, rt.Name, rt.Namespace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out := enginetest.Render(t, alluxio.Engine{}, nil, ds, rt)
 	return out
 }
 
@@ -95,41 +78,14 @@ func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRunt
 // -update rewrites them after a deliberate change).
 func TestChartGolden(t *testing.T) {
 	ds, rt := sample()
-	out := render(t, ds, rt)
-	want := []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml", "templates/master-service.yaml",
-		"templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"}
-	if diff := cmp.Diff(want, helm.SortedKeys(out)); diff != "" {
-		t.Fatalf("rendered templates (-want +got):\n%s", diff)
-	}
-	for _, name := range helm.SortedKeys(out) {
-		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
-		if *update {
-			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if diff := cmp.Diff(string(want), out[name]); diff != "" {
-			t.Errorf("%s differs from %s (-golden +rendered):\n%s", name, golden, diff)
-		}
-	}
+	enginetest.Golden(t, render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"})
 }
 
 // TestChartDefaultsRender checks that values.yaml documents every value the
 // templates read: the chart renders from its defaults and a name alone.
 func TestChartDefaultsRender(t *testing.T) {
-	c, err := helm.LoadChart(alluxio.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, map[string]any{"name": "demo", "namespace": "default", "datasetID": "default-demo"}, "demo", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := enginetest.RenderValues(t, alluxio.Engine{}, map[string]any{"name": "demo", "namespace": "default", "datasetID": "default-demo"}, "demo", "default")
 	if len(out) != 5 || !strings.Contains(out["templates/fuse-daemonset.yaml"], "name: demo-fuse") {
 		t.Errorf("rendered %v from the defaults", helm.SortedKeys(out))
 	}

@@ -1,12 +1,15 @@
 package alluxio
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // podValues are the pod-level settings of one workload.
@@ -29,8 +32,8 @@ func newPod(rt *datav1alpha1.AlluxioRuntime, hostNetwork bool, sel map[string]st
 	return podValues{
 		HostNetwork:      hostNetwork,
 		NodeSelector:     orEmpty(sel),
-		Labels:           merge(rt.Spec.PodMetadata.Labels, pm.Labels),
-		Annotations:      merge(rt.Spec.PodMetadata.Annotations, pm.Annotations),
+		Labels:           engines.Merge(rt.Spec.PodMetadata.Labels, pm.Labels),
+		Annotations:      engines.Merge(rt.Spec.PodMetadata.Annotations, pm.Annotations),
 		ImagePullSecrets: append(append([]corev1.LocalObjectReference{}, rt.Spec.ImagePullSecrets...), secrets...),
 	}
 }
@@ -79,7 +82,7 @@ func (b *envBuilder) runAs(u *datav1alpha1.User) *envBuilder {
 
 // user appends the component's spec env, sorted by name.
 func (b *envBuilder) user(env map[string]string) []corev1.EnvVar {
-	for _, k := range sortedKeys(env) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		b.set(k, env[k])
 	}
 	if b.env == nil {

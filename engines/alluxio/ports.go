@@ -1,6 +1,7 @@
 package alluxio
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,7 @@ func resolvePorts(field string, defs []portDef, override map[string]int, props m
 	for i, d := range defs {
 		known[i] = d.name
 	}
-	for _, name := range sortedKeys(override) {
+	for _, name := range slices.Sorted(maps.Keys(override)) {
 		if !slices.Contains(known, name) {
 			return nil, engines.Invalid("%s: unknown port %q (Alluxio's are %s)", field, name, strings.Join(known, ", "))
 		}

@@ -1,8 +1,9 @@
 package alluxio
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/sluice-data/sluice/engines"
@@ -16,23 +17,12 @@ var propertyKey = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // checkKeys rejects property names that cannot be written as they are;
 // field names the map in the error, e.g. spec.master.properties.
 func checkKeys(field string, m map[string]string) error {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !propertyKey.MatchString(k) {
 			return engines.Invalid("%s: %q is not a property name (letters, digits, '.', '_' and '-' only)", field, k)
 		}
 	}
 	return nil
-}
-
-// merge layers property maps; later layers win.
-func merge(layers ...map[string]string) map[string]string {
-	out := map[string]string{}
-	for _, l := range layers {
-		for k, v := range l {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // escaped returns the properties with their values escaped for a Java
@@ -53,13 +43,4 @@ func escapeValue(v string) string {
 		v = `\` + v
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -9,12 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/enginetest"
 )
 
 // objects are the chart's rendered objects, decoded strictly.
@@ -28,17 +26,14 @@ type objects struct {
 
 func decode(t *testing.T, out map[string]string) objects {
 	t.Helper()
-	o := objects{config: &corev1.ConfigMap{}, service: &corev1.Service{}, master: &appsv1.StatefulSet{}, worker: &appsv1.StatefulSet{},
-		fuse: &appsv1.DaemonSet{}, manifests: out}
-	for file, obj := range map[string]any{
-		"templates/config-configmap.yaml": o.config, "templates/master-service.yaml": o.service,
-		"templates/master-statefulset.yaml": o.master, "templates/worker-statefulset.yaml": o.worker, "templates/fuse-daemonset.yaml": o.fuse,
-	} {
-		if err := yaml.UnmarshalStrict([]byte(out[file]), obj); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	return objects{
+		config:    enginetest.Decode[corev1.ConfigMap](t, out, "templates/config-configmap.yaml"),
+		service:   enginetest.Decode[corev1.Service](t, out, "templates/master-service.yaml"),
+		master:    enginetest.Decode[appsv1.StatefulSet](t, out, "templates/master-statefulset.yaml"),
+		worker:    enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml"),
+		fuse:      enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml"),
+		manifests: out,
 	}
-	return o
 }
 
 func container(t *testing.T, spec corev1.PodSpec, name string) corev1.Container {
@@ -75,24 +70,6 @@ func properties(t *testing.T, cm *corev1.ConfigMap, file string) map[string]stri
 		}
 	}
 	return out
-}
-
-func volume(spec corev1.PodSpec, name string) *corev1.Volume {
-	for i := range spec.Volumes {
-		if spec.Volumes[i].Name == name {
-			return &spec.Volumes[i]
-		}
-	}
-	return nil
-}
-
-func mountAt(c corev1.Container, dir string) *corev1.VolumeMount {
-	for i := range c.VolumeMounts {
-		if c.VolumeMounts[i].MountPath == dir {
-			return &c.VolumeMounts[i]
-		}
-	}
-	return nil
 }
 
 // TestRenderedObjectsMeanWhatTheSpecSays decodes the rendered objects and
@@ -135,7 +112,7 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 		t.Errorf("master ports %v: want metrics=%d and rpc=%d", m.Ports, alluxio.MetricsPort, alluxio.MasterRPCPort)
 	}
 	if !strings.Contains(o.config.Data["metrics.properties"], "sink.prometheus.class=alluxio.metrics.sink.PrometheusMetricsServlet") ||
-		mountAt(m, "/opt/alluxio/conf/metrics.properties") == nil || (alluxio.Engine{}).MetricsPath() != "/metrics/prometheus/" {
+		enginetest.MountAt(m, "/opt/alluxio/conf/metrics.properties") == nil || (alluxio.Engine{}).MetricsPath() != "/metrics/prometheus/" {
 		t.Errorf("the master does not serve /metrics/prometheus/: metrics.properties %q", o.config.Data["metrics.properties"])
 	}
 
@@ -151,12 +128,12 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	if e := env(f, "MOUNT_POINT"); e == nil || e.Value != fusePath {
 		t.Errorf("FUSE mounts at %v, want %s", e, fusePath)
 	}
-	if vm := mountAt(f, path.Dir(fusePath)); vm == nil || *vm.MountPropagation != corev1.MountPropagationBidirectional {
+	if vm := enginetest.MountAt(f, path.Dir(fusePath)); vm == nil || *vm.MountPropagation != corev1.MountPropagationBidirectional {
 		t.Errorf("FUSE host directory %s not mounted Bidirectional: %v", path.Dir(fusePath), f.VolumeMounts)
-	} else if v := volume(o.fuse.Spec.Template.Spec, vm.Name); v == nil || v.HostPath == nil || v.HostPath.Path != path.Dir(fusePath) {
+	} else if v := enginetest.Volume(o.fuse.Spec.Template.Spec, vm.Name); v == nil || v.HostPath == nil || v.HostPath.Path != path.Dir(fusePath) {
 		t.Errorf("FUSE volume %s is not the host directory %s", vm.Name, path.Dir(fusePath))
 	}
-	if mountAt(f, "/dev/fuse") == nil || f.SecurityContext == nil || !*f.SecurityContext.Privileged {
+	if enginetest.MountAt(f, "/dev/fuse") == nil || f.SecurityContext == nil || !*f.SecurityContext.Privileged {
 		t.Errorf("FUSE needs /dev/fuse and privileges: mounts %v", f.VolumeMounts)
 	}
 	if !strings.HasSuffix(f.Args[1], ",ro") {
@@ -165,13 +142,13 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 
 	// Tiered store: one volume per directory, and the properties that name them.
 	w := container(t, o.worker.Spec.Template.Spec, "alluxio-worker")
-	mem := volume(o.worker.Spec.Template.Spec, mountAt(w, "/dev/shm").Name)
+	mem := enginetest.Volume(o.worker.Spec.Template.Spec, enginetest.MountAt(w, "/dev/shm").Name)
 	if mem.EmptyDir == nil || mem.EmptyDir.Medium != corev1.StorageMediumMemory || mem.EmptyDir.SizeLimit.Cmp(resource.MustParse("2Gi")) != 0 {
 		t.Errorf("MEM tier volume = %+v, want a 2Gi memory emptyDir", mem.VolumeSource)
 	}
 	for _, dir := range []string{"/mnt/ssd0", "/mnt/ssd1"} {
-		vm := mountAt(w, dir)
-		if vm == nil || volume(o.worker.Spec.Template.Spec, vm.Name).HostPath.Path != dir {
+		vm := enginetest.MountAt(w, dir)
+		if vm == nil || enginetest.Volume(o.worker.Spec.Template.Spec, vm.Name).HostPath.Path != dir {
 			t.Errorf("SSD directory %s is not a hostPath volume mounted at the same path", dir)
 		}
 	}
@@ -274,40 +251,9 @@ func TestSecretsStayInSecrets(t *testing.T) {
 	if e := env(m, "UFS0_AWS_SECRETKEY"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Name != "minio-creds" || e.Value != "" {
 		t.Errorf("UFS0_AWS_SECRETKEY = %+v, want a reference to minio-creds", e)
 	}
-	if len(o.master.Spec.Template.Spec.Containers) != 2 || o.config.Data["mount-ufs.sh"] != "" || volume(o.master.Spec.Template.Spec, "ufs-root") != nil {
+	if len(o.master.Spec.Template.Spec.Containers) != 2 || o.config.Data["mount-ufs.sh"] != "" || enginetest.Volume(o.master.Spec.Template.Spec, "ufs-root") != nil {
 		t.Errorf("a root mount needs no mount-ufs sidecar, script or local root")
 	}
-}
-
-// placementLabel is the label of cache workers that placement anti-affinity selects.
-const placementLabel = "fluid.io/dataset-placement"
-
-func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) objects {
-	t.Helper()
-	ds, rt := sample()
-	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
-	ds.Spec.Placement = placement
-	return decode(t, render(t, ds, rt))
-}
-
-// repels reports whether a required pod anti-affinity term of the workers
-// selects a pod of the namespace with the labels, which keeps either pod off
-// the other's node (the scheduler also checks existing pods' terms against
-// an incoming pod). A term applies to its own namespace unless its
-// namespaceSelector is {} (every namespace).
-func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
-	t.Helper()
-	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
-		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
-			return true
-		}
-	}
-	return false
 }
 
 // TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
@@ -315,54 +261,19 @@ func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map
 // worker keeps every other worker (of any dataset, in any namespace) off
 // its node but never a FUSE pod, whose node app Pods are steered to, nor a
 // master, and an Exclusive dataset's FUSE and masters never keep Shared
-// workers away.
+// workers away. Alluxio workers also keep their own replicas apart.
 func TestPlacementConcernsWorkersOnly(t *testing.T) {
-	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
-	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
-	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
-	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
-	all := []objects{excl, unset, shared, shared2}
-	for _, r := range all {
-		for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
-			if _, ok := pod.Labels[placementLabel]; ok || pod.Labels["fluid.io/dataset"] == "" {
-				t.Errorf("%s %s pod labels %v: want fluid.io/dataset and no %s", r.fuse.Namespace, pod.Labels["role"], pod.Labels, placementLabel)
-			}
-		}
-	}
-	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
-	for _, r := range all {
-		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
-			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
-		}
-	}
-	for _, e := range []objects{excl, unset} {
-		terms := e.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-		exclusive := corev1.PodAffinityTerm{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
-			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}
-		if len(terms) != 2 || !equality.Semantic.DeepEqual(terms[1], exclusive) {
+	exclusive, shared := enginetest.CheckPlacement(t, sample, render, true)
+	for _, e := range exclusive {
+		terms := e.Worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		if len(terms) != 2 || !equality.Semantic.DeepEqual(terms[1], enginetest.ExclusiveTerm()) {
 			t.Errorf("Exclusive workers must avoid every worker, in every namespace: %+v", terms)
 		}
-		for _, r := range all {
-			for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
-				if repels(t, e.worker, r.fuse.Namespace, pod.Labels) {
-					t.Errorf("an Exclusive worker of %s keeps the %s pod of %s off its node", e.worker.Namespace, pod.Labels["role"], r.fuse.Namespace)
-				}
-			}
-			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
-			}
-		}
-		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
-			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
-		}
-		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) || repels(t, shared.worker, e.master.Namespace, e.master.Spec.Template.Labels) {
-			t.Errorf("the FUSE or master pods of Exclusive %s keep Shared workers off their node", e.worker.Namespace)
-		}
 	}
-	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
-		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) ||
-		!repels(t, shared.worker, shared.worker.Namespace, shared.worker.Spec.Template.Labels) {
-		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE, one worker of theirs per node")
+	for _, s := range shared {
+		if !enginetest.Repels(t, s.Worker, enginetest.WorkerPod(s.Worker)) {
+			t.Errorf("Shared workers of %s must run one worker of theirs per node", s.Worker.Namespace)
+		}
 	}
 }
 
@@ -395,14 +306,14 @@ func TestLocalAndPVCMountsBecomeVolumes(t *testing.T) {
 	}
 	o := decode(t, render(t, ds, rt))
 	for _, spec := range []corev1.PodSpec{o.master.Spec.Template.Spec, o.worker.Spec.Template.Spec} {
-		if v := volume(spec, "ufs-0"); v == nil || v.HostPath == nil || v.HostPath.Path != "/mnt/labels" {
+		if v := enginetest.Volume(spec, "ufs-0"); v == nil || v.HostPath == nil || v.HostPath.Path != "/mnt/labels" {
 			t.Errorf("local:// volume = %+v", v)
 		}
-		if v := volume(spec, "ufs-1"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "shared-data" {
+		if v := enginetest.Volume(spec, "ufs-1"); v == nil || v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "shared-data" {
 			t.Errorf("pvc:// volume = %+v", v)
 		}
 		c := spec.Containers[0]
-		if vm := mountAt(c, "/ufs/0"); vm == nil || !vm.ReadOnly {
+		if vm := enginetest.MountAt(c, "/ufs/0"); vm == nil || !vm.ReadOnly {
 			t.Errorf("%s: local:// mount at /ufs/0 = %+v", c.Name, vm)
 		}
 	}
@@ -423,7 +334,7 @@ func TestDisablePrometheusDropsTheMetricsPort(t *testing.T) {
 	if hasPort(m, "metrics", alluxio.MetricsPort) || !hasPort(m, "web", alluxio.MasterWebPort) {
 		t.Errorf("with Prometheus off the web port must not be named metrics: %v", m.Ports)
 	}
-	if _, ok := o.config.Data["metrics.properties"]; ok || mountAt(m, "/opt/alluxio/conf/metrics.properties") != nil {
+	if _, ok := o.config.Data["metrics.properties"]; ok || enginetest.MountAt(m, "/opt/alluxio/conf/metrics.properties") != nil {
 		t.Errorf("metrics.properties still configured")
 	}
 }

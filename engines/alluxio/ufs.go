@@ -2,8 +2,10 @@ package alluxio
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,7 +80,7 @@ func planUFS(ds *datav1alpha1.Dataset) (ufs, error) {
 		if err != nil {
 			return u, err
 		}
-		opts := merge(ds.Spec.SharedOptions, m.Options)
+		opts := engines.Merge(ds.Spec.SharedOptions, m.Options)
 		if err := checkKeys(field+".options", opts); err != nil {
 			return u, err
 		}
@@ -231,7 +233,7 @@ func mountArgs(p, uri string, opts map[string]string, secrets []secretOption, m 
 	if m.Shared {
 		args = append(args, "--shared")
 	}
-	for _, k := range sortedKeys(opts) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		args = append(args, "--option", shellQuote(k+"="+opts[k]))
 	}
 	for _, s := range secrets {

@@ -1,8 +1,6 @@
 package alluxio
 
 import (
-	"encoding/json"
-
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -122,15 +120,15 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	if !rt.Spec.DisablePrometheus {
 		computed["alluxio.metrics.conf.file"] = confDir + "/metrics.properties"
 	}
-	base := merge(computed, t.props, u.props, rt.Spec.Properties)
+	base := engines.Merge(computed, t.props, u.props, rt.Spec.Properties)
 	r := &release{
 		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datasetID(ds), Placement: placement(ds),
 		Image: mainImage(rt), Tolerations: ds.Spec.Tolerations, Prometheus: !rt.Spec.DisablePrometheus,
 		Config: map[string]map[string]string{
 			"alluxio-site.properties": escaped(base),
-			"master.properties":       escaped(merge(base, rt.Spec.Master.Properties, rt.Spec.JobMaster.Properties)),
-			"worker.properties":       escaped(merge(base, rt.Spec.Worker.Properties, rt.Spec.JobWorker.Properties)),
-			"fuse.properties":         escaped(merge(base, rt.Spec.Fuse.Properties)),
+			"master.properties":       escaped(engines.Merge(base, rt.Spec.Master.Properties, rt.Spec.JobMaster.Properties)),
+			"worker.properties":       escaped(engines.Merge(base, rt.Spec.Worker.Properties, rt.Spec.JobWorker.Properties)),
+			"fuse.properties":         escaped(engines.Merge(base, rt.Spec.Fuse.Properties)),
 		},
 		UFSMounts: u.nested,
 	}
@@ -148,16 +146,6 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	r.Worker = workerOf(rt, t, u, ports)
 	r.Fuse = fuseOf(ds, rt)
 	return r, nil
-}
-
-// values renders the release as Helm stores values: maps, lists, scalars.
-func (r *release) values() (map[string]any, error) {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(data, &out)
 }
 
 // checkUserProperties rejects property names that cannot be written.

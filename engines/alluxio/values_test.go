@@ -1,15 +1,14 @@
 package alluxio_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/enginetest"
 )
 
 func TestValuesRejectWhatCannotRun(t *testing.T) {
@@ -100,13 +99,7 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 			ds, rt := sample()
 			tt.change(ds, rt)
 			_, err := alluxio.Engine{}.Values(ds, rt)
-			var engErr *engines.Error
-			if !errors.As(err, &engErr) || engErr.Reason != engines.ReasonInvalidSpec {
-				t.Fatalf("error %v, want an InvalidSpec engines.Error", err)
-			}
-			if !strings.Contains(err.Error(), tt.field) {
-				t.Errorf("error %q does not name %q", err, tt.field)
-			}
+			enginetest.WantInvalid(t, err, tt.field)
 		})
 	}
 	ds, _ := sample()

@@ -2,6 +2,7 @@ package jindo
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -164,10 +165,10 @@ func checkVolumes(vols []corev1.Volume) error {
 
 // setPorts applies a component's named ports over the defaults.
 func setPorts(field string, ports map[string]int, into map[string]*int) error {
-	for _, name := range sortedKeys(ports) {
+	for _, name := range slices.Sorted(maps.Keys(ports)) {
 		dst, ok := into[name]
 		if !ok {
-			return engines.Invalid("%s[%s]: the component has ports %s", field, name, strings.Join(sortedKeys(into), ", "))
+			return engines.Invalid("%s[%s]: the component has ports %s", field, name, strings.Join(slices.Sorted(maps.Keys(into)), ", "))
 		}
 		if p := ports[name]; p < 1 || p > 65535 {
 			return engines.Invalid("%s[%s] is %d, not a port number", field, name, p)

@@ -1,6 +1,7 @@
 package jindo
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func buildConfig(p plan) (config, error) {
 		{"spec.fuse.properties", spec.Fuse.Properties, []map[string]string{c.Client}},
 	}
 	for _, u := range user {
-		for _, k := range sortedKeys(u.props) {
+		for _, k := range slices.Sorted(maps.Keys(u.props)) {
 			if secretLike(k) {
 				return config{}, engines.Invalid("%s[%s]: credentials must come from a Secret (spec.secret or the dataset's encryptOptions), not plain properties", u.field, k)
 			}
@@ -126,13 +127,4 @@ func union(ms ...map[string]string) map[string]string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

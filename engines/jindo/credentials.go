@@ -2,6 +2,7 @@ package jindo
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -108,7 +109,7 @@ func keyProjections(opts []encryptOption, schemes []string) ([]secretProject, st
 		}
 	}
 	var items []secretProject
-	for _, file := range sortedKeys(byFile) {
+	for _, file := range slices.Sorted(maps.Keys(byFile)) {
 		ref := byFile[file].opt.ValueFrom.SecretKeyRef
 		items = append(items, secretProject{Secret: ref.Name, Key: ref.Key, Path: file})
 	}

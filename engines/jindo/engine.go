@@ -1,7 +1,6 @@
 package jindo
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -125,7 +124,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if ra := rt.Spec.RunAs; ra != nil {
 		v.RunAs = &runAs{UID: ra.UID, GID: ra.GID}
 	}
-	return toPlain(v)
+	return engines.ToPlain(v)
 }
 
 // checkSupported rejects component combinations that cannot serve the
@@ -157,15 +156,4 @@ func imageOf(def image, v datav1alpha1.VersionSpec) image {
 		def.PullPolicy = v.ImagePullPolicy
 	}
 	return def
-}
-
-// toPlain round-trips values through JSON so that they hold only maps,
-// lists and scalars, as Helm stores them.
-func toPlain(v values) (map[string]any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(data, &out)
 }

@@ -1,24 +1,16 @@
 package jindo_test
 
 import (
-	"context"
-	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/jindo"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func secretRef(name, key string) datav1alpha1.EncryptOptionSource {
 	return datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: name, Key: key}}
@@ -68,18 +60,7 @@ func sample() (*datav1alpha1.Dataset, *datav1alpha1.JindoRuntime) {
 
 func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) map[string]string {
 	t.Helper()
-	values, err := jindo.Engine{}.Values(ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := helm.LoadChart(jindo.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, values, rt.Name, rt.Namespace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, out := enginetest.Render(t, jindo.Engine{}, nil, ds, rt)
 	return out
 }
 
@@ -88,26 +69,6 @@ func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntim
 // a deliberate change).
 func TestChartGolden(t *testing.T) {
 	ds, rt := sample()
-	out := render(t, ds, rt)
-	want := []string{"templates/configmap.yaml", "templates/fuse-daemonset.yaml", "templates/master-service.yaml",
-		"templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"}
-	if diff := cmp.Diff(want, helm.SortedKeys(out)); diff != "" {
-		t.Fatalf("rendered templates (-want +got):\n%s", diff)
-	}
-	for _, name := range helm.SortedKeys(out) {
-		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
-		if *update {
-			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if diff := cmp.Diff(string(want), out[name]); diff != "" {
-			t.Errorf("%s differs from %s (-golden +rendered):\n%s", name, golden, diff)
-		}
-	}
+	enginetest.Golden(t, render(t, ds, rt), []string{"templates/configmap.yaml", "templates/fuse-daemonset.yaml",
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"})
 }

@@ -1,7 +1,6 @@
 package jindo_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/jindo"
 )
 
@@ -149,13 +148,7 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 			ds, rt := sample()
 			tc.change(ds, rt)
 			_, err := jindo.Engine{}.Values(ds, rt)
-			var e *engines.Error
-			if !errors.As(err, &e) || e.Reason != engines.ReasonInvalidSpec {
-				t.Fatalf("error %v, want an InvalidSpec engines.Error", err)
-			}
-			if !strings.Contains(err.Error(), tc.field) {
-				t.Errorf("error %q does not mention %q", err, tc.field)
-			}
+			enginetest.WantInvalid(t, err, tc.field)
 		})
 	}
 	if _, err := (jindo.Engine{}).Values(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}); err == nil || !strings.Contains(err.Error(), "JindoRuntimes") {

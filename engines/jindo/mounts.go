@@ -2,6 +2,7 @@ package jindo
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -58,7 +59,7 @@ func ufsOf(ds *datav1alpha1.Dataset) (ufs, error) {
 		if m.Path != "" && path.Clean(m.Path) != "/"+name {
 			return ufs{}, engines.Invalid("%s.path %q: JindoCache shows each mount at /<name>, here /%s", field, m.Path, name)
 		}
-		opts := mergeOptions(ds.Spec.SharedOptions, m.Options)
+		opts := engines.Merge(ds.Spec.SharedOptions, m.Options)
 		cs, err := cacheSetOf(field, name, opts)
 		if err != nil {
 			return ufs{}, err
@@ -125,7 +126,7 @@ func cacheSetOf(field, name string, opts map[string]string) (cacheSet, error) {
 // jindocache.*, clients as fs.*. An oss:// mount's fs.oss.endpoint applies to
 // its bucket only, so buckets in different regions can share a dataset.
 func ufsProperties(u *ufs, owners map[string]string, field, scheme, rest string, opts map[string]string) error {
-	for _, k := range sortedKeys(opts) {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		v := opts[k]
 		if !strings.HasPrefix(k, "fs.") {
 			continue
@@ -157,15 +158,4 @@ func ufsProperties(u *ufs, owners map[string]string, field, scheme, rest string,
 		}
 	}
 	return nil
-}
-
-func mergeOptions(shared, own map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range shared {
-		out[k] = v
-	}
-	for k, v := range own {
-		out[k] = v
-	}
-	return out
 }

@@ -12,12 +12,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/jindo"
 )
 
@@ -32,29 +30,16 @@ type release struct {
 	fuse    *appsv1.DaemonSet
 }
 
-func decode[T any](t *testing.T, out map[string]string, name string) *T {
-	t.Helper()
-	m, ok := out["templates/"+name]
-	if !ok {
-		return nil
-	}
-	obj := new(T)
-	if err := yaml.UnmarshalStrict([]byte(m), obj); err != nil {
-		t.Fatalf("%s does not decode strictly: %v\n%s", name, err, m)
-	}
-	return obj
-}
-
 func renderRelease(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) release {
 	t.Helper()
 	out := render(t, ds, rt)
 	return release{
 		raw:     out,
-		config:  decode[corev1.ConfigMap](t, out, "configmap.yaml"),
-		service: decode[corev1.Service](t, out, "master-service.yaml"),
-		master:  decode[appsv1.StatefulSet](t, out, "master-statefulset.yaml"),
-		worker:  decode[appsv1.StatefulSet](t, out, "worker-statefulset.yaml"),
-		fuse:    decode[appsv1.DaemonSet](t, out, "fuse-daemonset.yaml"),
+		config:  enginetest.DecodeOptional[corev1.ConfigMap](t, out, "templates/configmap.yaml"),
+		service: enginetest.DecodeOptional[corev1.Service](t, out, "templates/master-service.yaml"),
+		master:  enginetest.DecodeOptional[appsv1.StatefulSet](t, out, "templates/master-statefulset.yaml"),
+		worker:  enginetest.DecodeOptional[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml"),
+		fuse:    enginetest.DecodeOptional[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml"),
 	}
 }
 
@@ -81,15 +66,6 @@ func envOf(c corev1.Container) map[string]string {
 		out[e.Name] = e.Value
 	}
 	return out
-}
-
-func volume(vols []corev1.Volume, name string) *corev1.Volume {
-	for i := range vols {
-		if vols[i].Name == name {
-			return &vols[i]
-		}
-	}
-	return nil
 }
 
 func TestRenderedNamesLabelsAndReplicas(t *testing.T) {
@@ -153,7 +129,7 @@ func TestRenderedFuse(t *testing.T) {
 	}
 	var bidirectional, device bool
 	for _, m := range c.VolumeMounts {
-		v := volume(spec.Volumes, m.Name)
+		v := enginetest.Volume(spec, m.Name)
 		switch {
 		case m.MountPropagation != nil && *m.MountPropagation == corev1.MountPropagationBidirectional:
 			bidirectional = v.HostPath != nil && v.HostPath.Path == path.Dir(fusePath) && m.MountPath == path.Dir(fusePath)
@@ -196,7 +172,7 @@ func TestSecretsOnlyByReference(t *testing.T) {
 		{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "oss-keys"}, Items: []corev1.KeyToPath{{Key: "secret", Path: "AccessKeySecret"}}}},
 	}
 	for name, spec := range map[string]corev1.PodSpec{"master": r.master.Spec.Template.Spec, "worker": r.worker.Spec.Template.Spec, "fuse": r.fuse.Spec.Template.Spec} {
-		v := volume(spec.Volumes, "credentials")
+		v := enginetest.Volume(spec, "credentials")
 		if v == nil || v.Projected == nil {
 			t.Fatalf("%s pods lack the projected credentials volume", name)
 		}
@@ -238,7 +214,7 @@ func TestSecretsOnlyByReference(t *testing.T) {
 	ds.Spec.SharedEncryptOptions, ds.Spec.Mounts[0].EncryptOptions = nil, nil
 	rt.Spec.Secret = "sts-token"
 	r = renderRelease(t, ds, rt)
-	if v := volume(r.fuse.Spec.Template.Spec.Volumes, "credentials"); v == nil || v.Secret == nil || v.Secret.SecretName != "sts-token" {
+	if v := enginetest.Volume(r.fuse.Spec.Template.Spec, "credentials"); v == nil || v.Secret == nil || v.Secret.SecretName != "sts-token" {
 		t.Errorf("spec.secret not mounted as a Secret volume: %+v", v)
 	}
 	if section(t, r.config.Data["jindosdk.cfg"], "jindosdk")["fs.oss.provider.format"] != "JSON" {
@@ -252,7 +228,7 @@ func TestRenderedTieredStore(t *testing.T) {
 	spec := r.worker.Spec.Template.Spec
 	for i, p := range []string{"/mnt/disk1", "/mnt/disk2"} {
 		name := []string{"cache-0", "cache-1"}[i]
-		v := volume(spec.Volumes, name)
+		v := enginetest.Volume(spec, name)
 		if v == nil || v.HostPath == nil || v.HostPath.Path != p || *v.HostPath.Type != corev1.HostPathDirectoryOrCreate {
 			t.Errorf("tier volume %s: %+v, want hostPath %s DirectoryOrCreate", name, v, p)
 		}
@@ -275,7 +251,7 @@ func TestRenderedTieredStore(t *testing.T) {
 	rt.Spec.TieredStore.Levels = []datav1alpha1.Level{{MediumType: datav1alpha1.Memory, VolumeType: datav1alpha1.VolumeTypeEmptyDir, Path: "/dev/shm/a,/dev/shm/b", Quota: &q}}
 	r = renderRelease(t, ds, rt)
 	for _, name := range []string{"cache-0", "cache-1"} {
-		v := volume(r.worker.Spec.Template.Spec.Volumes, name)
+		v := enginetest.Volume(r.worker.Spec.Template.Spec, name)
 		if v == nil || v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit.String() != "2Gi" {
 			t.Errorf("MEM emptyDir tier %s: %+v, want medium Memory and sizeLimit 2Gi", name, v)
 		}
@@ -311,43 +287,13 @@ func TestRenderedPlacementAndScheduling(t *testing.T) {
 		t.Errorf("Exclusive (default) placement: worker pod labels %v", r.worker.Spec.Template.Labels)
 	}
 	// Any worker, its own replicas included (one per node), in any namespace; not FUSE or masters.
-	want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
-		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
-	if diff := cmp.Diff(want, req); diff != "" {
+	if diff := cmp.Diff([]corev1.PodAffinityTerm{enginetest.ExclusiveTerm()}, req); diff != "" {
 		t.Errorf("Exclusive (default) placement: required anti-affinity (-want +got):\n%s", diff)
 	}
 }
 
 // placementLabel is the label of cache workers that placement anti-affinity selects.
-const placementLabel = "fluid.io/dataset-placement"
-
-func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) release {
-	t.Helper()
-	ds, rt := sample()
-	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
-	ds.Spec.Placement = placement
-	return renderRelease(t, ds, rt)
-}
-
-// repels reports whether a required pod anti-affinity term of the workers
-// selects a pod of the namespace with the labels, which keeps either pod off
-// the other's node (the scheduler also checks existing pods' terms against
-// an incoming pod). A term applies to its own namespace unless its
-// namespaceSelector is {} (every namespace).
-func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
-	t.Helper()
-	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
-		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
-			return true
-		}
-	}
-	return false
-}
+const placementLabel = enginetest.PlacementLabel
 
 // TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
 // workers only. Only worker pods carry the placement label, an Exclusive
@@ -356,44 +302,7 @@ func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map
 // master, and an Exclusive dataset's FUSE and masters never keep Shared
 // workers away.
 func TestPlacementConcernsWorkersOnly(t *testing.T) {
-	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
-	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
-	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
-	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
-	all := []release{excl, unset, shared, shared2}
-	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
-	for _, r := range all {
-		for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
-			if _, ok := pod.Labels[placementLabel]; ok || pod.Labels["fluid.io/dataset"] == "" {
-				t.Errorf("%s %s pod labels %v: want fluid.io/dataset and no %s", r.fuse.Namespace, pod.Labels["role"], pod.Labels, placementLabel)
-			}
-		}
-		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
-			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
-		}
-	}
-	for _, e := range []release{excl, unset} {
-		for _, r := range all {
-			for _, pod := range []*metav1.ObjectMeta{&r.fuse.Spec.Template.ObjectMeta, &r.master.Spec.Template.ObjectMeta} {
-				if repels(t, e.worker, r.fuse.Namespace, pod.Labels) {
-					t.Errorf("an Exclusive worker of %s keeps the %s pod of %s off its node", e.worker.Namespace, pod.Labels["role"], r.fuse.Namespace)
-				}
-			}
-			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
-			}
-		}
-		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
-			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
-		}
-		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) || repels(t, shared.worker, e.master.Namespace, e.master.Spec.Template.Labels) {
-			t.Errorf("the FUSE or master pods of Exclusive %s keep Shared workers off their node", e.worker.Namespace)
-		}
-	}
-	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
-		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
-		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE")
-	}
+	enginetest.CheckPlacement(t, sample, render, true)
 }
 
 func TestDisabledComponents(t *testing.T) {

@@ -1,7 +1,6 @@
 package juicefs
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -74,7 +73,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	fusePath := FusePath(ds.Namespace, ds.Name)
 	values := map[string]any{
 		"name": rt.Name, "namespace": rt.Namespace, "image": image, "placement": placement,
-		"source":      map[string]any{"mountPoint": src.MountPoint, "options": mergeOptions(ds.Spec.SharedOptions, src.Options), "secretEnv": secretEnv},
+		"source":      map[string]any{"mountPoint": src.MountPoint, "options": engines.Merge(ds.Spec.SharedOptions, src.Options), "secretEnv": secretEnv},
 		"cache":       cache,
 		"worker":      component(rt.Spec.Worker.Resources, rt.Spec.Worker.NodeSelector, rt.Spec.Worker.Env, rt.Spec.Worker.Options, rt.Spec.Worker.PodMetadata, rt.Spec.Worker.NetworkMode == datav1alpha1.HostNetworkMode),
 		"fuse":        component(rt.Spec.Fuse.Resources, rt.Spec.Fuse.NodeSelector, rt.Spec.Fuse.Env, rt.Spec.Fuse.Options, rt.Spec.Fuse.PodMetadata, rt.Spec.Fuse.NetworkMode != datav1alpha1.ContainerNetworkMode),
@@ -87,7 +86,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if ds.Spec.NodeAffinity != nil && ds.Spec.NodeAffinity.Required != nil {
 		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required
 	}
-	return toPlain(values)
+	return engines.ToPlain(values)
 }
 
 // cacheValues turns levels[0] (the only level JuiceFS uses) into cache
@@ -123,30 +122,8 @@ func component(res corev1.ResourceRequirements, sel map[string]string, env []cor
 	}
 }
 
-func mergeOptions(shared, own map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range shared {
-		out[k] = v
-	}
-	for k, v := range own {
-		out[k] = v
-	}
-	return out
-}
-
 // envName turns an encrypt option name (metaurl, access-key) into an
 // environment variable name (METAURL, ACCESS_KEY).
 func envName(s string) string {
 	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
-}
-
-// toPlain round-trips values through JSON so that they hold only maps,
-// lists and scalars, as Helm stores them.
-func toPlain(v map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(data, &out)
 }

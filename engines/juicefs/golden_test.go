@@ -1,11 +1,7 @@
 package juicefs_test
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,15 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/juicefs"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func sample() (*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime) {
 	quota := resource.MustParse("40Gi")
@@ -49,64 +41,28 @@ func sample() (*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime) {
 	return ds, rt
 }
 
+// render renders the chart for a Dataset and runtime with the Helm SDK.
+func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) map[string]string {
+	t.Helper()
+	_, out := enginetest.Render(t, juicefs.Engine{}, nil, ds, rt)
+	return out
+}
+
 // TestChartGolden renders the JuiceFS chart with the Helm SDK for a sample
 // Dataset and runtime and compares it with testdata/golden (go test
 // -update rewrites them after a deliberate change).
 func TestChartGolden(t *testing.T) {
 	ds, rt := sample()
-	values, err := juicefs.Engine{}.Values(ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := helm.LoadChart(juicefs.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, values, "imagenet", "team-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) != 2 {
-		t.Fatalf("rendered %v, want the worker StatefulSet and the FUSE DaemonSet", helm.SortedKeys(out))
-	}
-	for _, name := range helm.SortedKeys(out) {
-		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
-		if *update {
-			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if diff := cmp.Diff(string(want), out[name]); diff != "" {
-			t.Errorf("%s differs from %s (-golden +rendered):\n%s", name, golden, diff)
-		}
-	}
+	enginetest.Golden(t, render(t, ds, rt), []string{"templates/fuse-daemonset.yaml", "templates/worker-statefulset.yaml"})
 }
 
 // TestRenderedObjectsMeanWhatTheSpecSays decodes the rendered objects and
 // checks the properties the rest of Sluice relies on.
 func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	ds, rt := sample()
-	values, err := juicefs.Engine{}.Values(ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := helm.LoadChart(juicefs.Engine{}.Chart())
-	out, err := helm.Render(context.Background(), c, values, "imagenet", "team-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sts, dsf := &appsv1.StatefulSet{}, &appsv1.DaemonSet{}
-	if err := yaml.UnmarshalStrict([]byte(out["templates/worker-statefulset.yaml"]), sts); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(out["templates/fuse-daemonset.yaml"]), dsf); err != nil {
-		t.Fatal(err)
-	}
+	out := render(t, ds, rt)
+	sts := enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml")
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
 	if *sts.Spec.Replicas != 2 || len(sts.Spec.Template.Spec.Volumes) != 2 {
 		t.Errorf("workers: replicas %d, volumes %v", *sts.Spec.Replicas, sts.Spec.Template.Spec.Volumes)
 	}
@@ -160,115 +116,22 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 	}
 }
 
-// placementLabel is the label of cache workers that placement anti-affinity selects.
-const placementLabel = "fluid.io/dataset-placement"
-
-// placedRelease is the worker and FUSE of one rendered release.
-type placedRelease struct {
-	worker *appsv1.StatefulSet
-	fuse   *appsv1.DaemonSet
-}
-
-func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) placedRelease {
-	t.Helper()
-	ds, rt := sample()
-	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
-	ds.Spec.Placement = placement
-	values, err := juicefs.Engine{}.Values(ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := helm.LoadChart(juicefs.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, values, name, namespace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := placedRelease{worker: &appsv1.StatefulSet{}, fuse: &appsv1.DaemonSet{}}
-	if err := yaml.UnmarshalStrict([]byte(out["templates/worker-statefulset.yaml"]), r.worker); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict([]byte(out["templates/fuse-daemonset.yaml"]), r.fuse); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// repels reports whether a required pod anti-affinity term of the workers
-// selects a pod of the namespace with the labels, which keeps either pod off
-// the other's node (the scheduler also checks existing pods' terms against
-// an incoming pod). A term applies to its own namespace unless its
-// namespaceSelector is {} (every namespace).
-func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
-	t.Helper()
-	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
-		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
-			return true
-		}
-	}
-	return false
-}
-
 // TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
 // workers only. Only worker pods carry the placement label, an Exclusive
 // worker keeps every other worker (of any dataset, in any namespace) off
 // its node but never a FUSE pod, whose node app Pods are steered to, and an
 // Exclusive dataset's FUSE never keeps Shared workers away.
 func TestPlacementConcernsWorkersOnly(t *testing.T) {
-	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
-	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
-	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
-	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
-	all := []placedRelease{excl, unset, shared, shared2}
-	for _, r := range all {
-		if _, ok := r.fuse.Spec.Template.Labels[placementLabel]; ok || r.fuse.Spec.Template.Labels["fluid.io/dataset"] == "" {
-			t.Errorf("%s FUSE pod labels %v: want fluid.io/dataset and no %s", r.fuse.Name, r.fuse.Spec.Template.Labels, placementLabel)
-		}
-		if p := r.worker.Spec.Template.Labels[placementLabel]; p != "Exclusive" && p != "Shared" {
-			t.Errorf("%s pod labels %v lack %s", r.worker.Name, r.worker.Spec.Template.Labels, placementLabel)
-		}
-	}
-	for _, e := range []placedRelease{excl, unset} {
-		if p := e.worker.Spec.Template.Labels[placementLabel]; p != "Exclusive" {
-			t.Errorf("%s/%s worker placement label %q, want Exclusive", e.worker.Namespace, e.worker.Name, p)
-		}
-		want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
-			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
-		if diff := cmp.Diff(want, e.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); diff != "" {
+	exclusive, shared := enginetest.CheckPlacement(t, sample, render, false)
+	for _, e := range exclusive {
+		want := []corev1.PodAffinityTerm{enginetest.ExclusiveTerm()}
+		if diff := cmp.Diff(want, e.Worker.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); diff != "" {
 			t.Errorf("Exclusive workers must avoid every worker, in every namespace (-want +got):\n%s", diff)
 		}
-		for _, r := range all {
-			if repels(t, e.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s keeps the FUSE pod of %s/%s off its node", e.worker.Namespace, r.fuse.Namespace, r.fuse.Name)
-			}
-			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
-			}
+	}
+	for _, s := range shared {
+		if p := s.Worker.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution; len(p) != 1 {
+			t.Errorf("Shared workers lost their preferred spread: %+v", p)
 		}
-	}
-	for _, r := range []placedRelease{excl, unset} {
-		if !repels(t, shared.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
-			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", r.worker.Namespace)
-		}
-		if repels(t, shared.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
-			t.Errorf("the FUSE pod of Exclusive %s keeps Shared workers off its node", r.fuse.Namespace)
-		}
-	}
-	if p := shared.worker.Spec.Template.Labels[placementLabel]; p != "Shared" {
-		t.Errorf("Shared worker placement label %q", p)
-	}
-	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
-		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
-		t.Error("Shared workers must share nodes with other Shared workers and with FUSE")
-	}
-	if p := shared.worker.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution; len(p) != 1 {
-		t.Errorf("Shared workers lost their preferred spread: %+v", p)
 	}
 }

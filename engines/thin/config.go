@@ -2,7 +2,9 @@ package thin
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,11 +142,7 @@ func encryptFiles(field string, opts []datav1alpha1.EncryptOption, secrets map[s
 
 // secretMounts lists the Secrets in name order, each with its sorted keys.
 func secretMounts(secrets map[string]map[string]bool) []secretMount {
-	names := make([]string, 0, len(secrets))
-	for n := range secrets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(secrets))
 	out := make([]secretMount, 0, len(names))
 	for i, n := range names {
 		keys := make([]string, 0, len(secrets[n]))

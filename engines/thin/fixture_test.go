@@ -1,7 +1,6 @@
 package thin_test
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/thin"
 )
 
@@ -111,17 +110,5 @@ func fakeReader(objs ...client.Object) client.Reader {
 // the chart with the Helm SDK.
 func render(t *testing.T, ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) (map[string]any, map[string]string) {
 	t.Helper()
-	values, err := thin.Engine{}.ResolveValues(context.Background(), fakeReader(profile), ds, rt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := helm.LoadChart(thin.Engine{}.Chart())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := helm.Render(context.Background(), c, values, rt.Name, rt.Namespace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return values, out
+	return enginetest.Render(t, thin.Engine{}, fakeReader(profile), ds, rt)
 }

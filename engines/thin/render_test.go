@@ -9,46 +9,19 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/thin"
 )
-
-func decode(t *testing.T, manifest string, into any) {
-	t.Helper()
-	if err := yaml.UnmarshalStrict([]byte(manifest), into); err != nil {
-		t.Fatalf("%v in:\n%s", err, manifest)
-	}
-}
-
-func mountAt(c corev1.Container, p string) *corev1.VolumeMount {
-	for i := range c.VolumeMounts {
-		if c.VolumeMounts[i].MountPath == p {
-			return &c.VolumeMounts[i]
-		}
-	}
-	return nil
-}
-
-func volumeNamed(spec corev1.PodSpec, name string) *corev1.Volume {
-	for i := range spec.Volumes {
-		if spec.Volumes[i].Name == name {
-			return &spec.Volumes[i]
-		}
-	}
-	return nil
-}
 
 // TestRenderedFuse decodes the FUSE DaemonSet and checks what the webhook,
 // the CSI plugin and the user's FUSE program rely on.
 func TestRenderedFuse(t *testing.T) {
 	ds, profile, rt := sample()
 	_, out := render(t, ds, profile, rt)
-	dsf := &appsv1.DaemonSet{}
-	decode(t, out["templates/fuse-daemonset.yaml"], dsf)
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
 	if dsf.Name != rt.Name+datav1alpha1.FuseDaemonSetSuffix || dsf.Namespace != "team-a" {
 		t.Errorf("FUSE DaemonSet is %s/%s, want team-a/imagenet%s", dsf.Namespace, dsf.Name, datav1alpha1.FuseDaemonSetSuffix)
 	}
@@ -83,32 +56,32 @@ func TestRenderedFuse(t *testing.T) {
 	if diff := cmp.Diff([]string{"/bin/sh", "-c"}, c.Command); diff != "" || c.Lifecycle == nil || c.LivenessProbe == nil {
 		t.Errorf("command %q, lifecycle %v, liveness %v: the user's must be kept", c.Command, c.Lifecycle, c.LivenessProbe)
 	}
-	host := mountAt(c, "/runtime-mnt/thin/team-a/imagenet")
+	host := enginetest.MountAt(c, "/runtime-mnt/thin/team-a/imagenet")
 	if host == nil || host.MountPropagation == nil || *host.MountPropagation != corev1.MountPropagationBidirectional {
 		t.Errorf("the FUSE mount's directory must be mounted Bidirectional: %+v", host)
-	} else if v := volumeNamed(pod, host.Name); v == nil || v.HostPath == nil || v.HostPath.Path != "/runtime-mnt/thin/team-a/imagenet" {
+	} else if v := enginetest.Volume(pod, host.Name); v == nil || v.HostPath == nil || v.HostPath.Path != "/runtime-mnt/thin/team-a/imagenet" {
 		t.Errorf("volume of the FUSE mount = %+v", v)
 	}
 	if !strings.HasPrefix(thin.FusePath("team-a", "imagenet"), host.MountPath+"/") {
 		t.Errorf("FusePath %s is not under the mounted host directory %s", thin.FusePath("team-a", "imagenet"), host.MountPath)
 	}
-	if m := mountAt(c, "/dev/fuse"); m == nil || volumeNamed(pod, m.Name).HostPath.Path != "/dev/fuse" {
+	if m := enginetest.MountAt(c, "/dev/fuse"); m == nil || enginetest.Volume(pod, m.Name).HostPath.Path != "/dev/fuse" {
 		t.Error("/dev/fuse is not mounted")
 	}
-	cfg := mountAt(c, thin.ConfigDir)
-	if cfg == nil || volumeNamed(pod, cfg.Name).ConfigMap == nil || volumeNamed(pod, cfg.Name).ConfigMap.Name != "imagenet-fuse-config" {
+	cfg := enginetest.MountAt(c, thin.ConfigDir)
+	if cfg == nil || enginetest.Volume(pod, cfg.Name).ConfigMap == nil || enginetest.Volume(pod, cfg.Name).ConfigMap.Name != "imagenet-fuse-config" {
 		t.Fatalf("the config ConfigMap is not mounted at %s: %+v", thin.ConfigDir, cfg)
 	}
-	if items := volumeNamed(pod, cfg.Name).ConfigMap.Items; len(items) != 1 || items[0].Path != thin.ConfigFile {
+	if items := enginetest.Volume(pod, cfg.Name).ConfigMap.Items; len(items) != 1 || items[0].Path != thin.ConfigFile {
 		t.Errorf("config items = %+v", items)
 	}
 	for secret, key := range map[string]string{"nfs-creds": "password", "nfs-token": "token"} {
-		m := mountAt(c, "/etc/fluid/secrets/"+secret)
+		m := enginetest.MountAt(c, "/etc/fluid/secrets/"+secret)
 		if m == nil || !m.ReadOnly {
 			t.Errorf("Secret %s is not mounted read-only under %s", secret, thin.SecretRoot)
 			continue
 		}
-		v := volumeNamed(pod, m.Name)
+		v := enginetest.Volume(pod, m.Name)
 		if v.Secret == nil || v.Secret.SecretName != secret || len(v.Secret.Items) != 1 || v.Secret.Items[0].Key != key || v.Secret.Items[0].Path != key {
 			t.Errorf("volume of Secret %s = %+v, want only key %s", secret, v, key)
 		}
@@ -126,15 +99,15 @@ func TestRenderedFuse(t *testing.T) {
 			t.Errorf("env %s = %q, want %q", k, env[k], want)
 		}
 	}
-	if m := mountAt(c, "/scripts"); m == nil || volumeNamed(pod, "scripts") == nil || volumeNamed(pod, "scripts").ConfigMap.Name != "nfs-fuse-scripts" {
+	if m := enginetest.MountAt(c, "/scripts"); m == nil || enginetest.Volume(pod, "scripts") == nil || enginetest.Volume(pod, "scripts").ConfigMap.Name != "nfs-fuse-scripts" {
 		t.Error("the profile's volume and volumeMount are missing")
 	}
-	if m := mountAt(c, "/dev/shm/thin"); m == nil {
+	if m := enginetest.MountAt(c, "/dev/shm/thin"); m == nil {
 		t.Error("the MEM tier is not mounted")
-	} else if v := volumeNamed(pod, m.Name); v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit.String() != "2Gi" {
+	} else if v := enginetest.Volume(pod, m.Name); v.EmptyDir == nil || v.EmptyDir.Medium != corev1.StorageMediumMemory || v.EmptyDir.SizeLimit.String() != "2Gi" {
 		t.Errorf("MEM tier volume = %+v", v)
 	}
-	if m := mountAt(c, "/mnt/ssd2"); m == nil || volumeNamed(pod, m.Name).HostPath == nil {
+	if m := enginetest.MountAt(c, "/mnt/ssd2"); m == nil || enginetest.Volume(pod, m.Name).HostPath == nil {
 		t.Error("the SSD tier's second path is not a hostPath mount")
 	}
 }
@@ -143,8 +116,7 @@ func TestRenderedFuse(t *testing.T) {
 func TestRenderedConfig(t *testing.T) {
 	ds, profile, rt := sample()
 	_, out := render(t, ds, profile, rt)
-	cm := &corev1.ConfigMap{}
-	decode(t, out["templates/fuse-config.yaml"], cm)
+	cm := enginetest.Decode[corev1.ConfigMap](t, out, "templates/fuse-config.yaml")
 	if cm.Name != "imagenet-fuse-config" {
 		t.Errorf("ConfigMap %s", cm.Name)
 	}
@@ -198,8 +170,7 @@ func TestNoSecretValue(t *testing.T) {
 func TestRenderedWorker(t *testing.T) {
 	ds, profile, rt := sample()
 	_, out := render(t, ds, profile, rt)
-	sts := &appsv1.StatefulSet{}
-	decode(t, out["templates/worker-statefulset.yaml"], sts)
+	sts := enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml")
 	if sts.Name != "imagenet-worker" || sts.Spec.Replicas == nil || *sts.Spec.Replicas != 2 {
 		t.Errorf("worker %s, replicas %v: want imagenet-worker with spec.replicas 2", sts.Name, sts.Spec.Replicas)
 	}
@@ -216,7 +187,7 @@ func TestRenderedWorker(t *testing.T) {
 	if len(pod.Tolerations) != 1 || pod.Tolerations[0].Key != "gpu" {
 		t.Errorf("worker tolerations = %+v, want the Dataset's", pod.Tolerations)
 	}
-	if mountAt(pod.Containers[0], thin.ConfigDir) == nil {
+	if enginetest.MountAt(pod.Containers[0], thin.ConfigDir) == nil {
 		t.Error("the worker does not get the config")
 	}
 	for k, v := range sts.Spec.Selector.MatchLabels {
@@ -240,8 +211,7 @@ func TestWorkerOnlyWhenEnabled(t *testing.T) {
 	}
 	profile.Spec.Worker.Enabled = true
 	_, out = render(t, ds, profile, rt)
-	sts := &appsv1.StatefulSet{}
-	decode(t, out["templates/worker-statefulset.yaml"], sts)
+	sts := enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml")
 	if sts.Name != "imagenet-worker" {
 		t.Errorf("a profile that enables workers must render them, got %q", sts.Name)
 	}
@@ -255,16 +225,14 @@ func TestExclusiveContainerNetwork(t *testing.T) {
 	rt.Spec.Fuse.NetworkMode = datav1alpha1.ContainerNetworkMode
 	rt.Spec.Worker.NetworkMode = datav1alpha1.ContainerNetworkMode
 	_, out := render(t, ds, profile, rt)
-	dsf, sts := &appsv1.DaemonSet{}, &appsv1.StatefulSet{}
-	decode(t, out["templates/fuse-daemonset.yaml"], dsf)
-	decode(t, out["templates/worker-statefulset.yaml"], sts)
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
+	sts := enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml")
 	if dsf.Spec.Template.Spec.HostNetwork || sts.Spec.Template.Spec.HostNetwork {
 		t.Error("ContainerNetwork must turn host networking off")
 	}
 	a := sts.Spec.Template.Spec.Affinity
 	// Any worker, its own replicas included (one per node), in any namespace; not FUSE.
-	want := []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", NamespaceSelector: &metav1.LabelSelector{},
-		LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: placementLabel, Operator: metav1.LabelSelectorOpExists}}}}}
+	want := []corev1.PodAffinityTerm{enginetest.ExclusiveTerm()}
 	if diff := cmp.Diff(want, a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution); a.NodeAffinity != nil || diff != "" {
 		t.Errorf("exclusive placement affinity (-want +got):\n%s", diff)
 	}
@@ -277,45 +245,7 @@ func TestExclusiveContainerNetwork(t *testing.T) {
 }
 
 // placementLabel is the label of cache workers that placement anti-affinity selects.
-const placementLabel = "fluid.io/dataset-placement"
-
-// placedRelease is the worker and FUSE of one rendered release.
-type placedRelease struct {
-	worker *appsv1.StatefulSet
-	fuse   *appsv1.DaemonSet
-}
-
-func renderPlaced(t *testing.T, namespace, name string, placement datav1alpha1.PlacementMode) placedRelease {
-	t.Helper()
-	ds, profile, rt := sample()
-	ds.Namespace, ds.Name, rt.Namespace, rt.Name = namespace, name, namespace, name
-	ds.Spec.Placement = placement
-	_, out := render(t, ds, profile, rt)
-	r := placedRelease{worker: &appsv1.StatefulSet{}, fuse: &appsv1.DaemonSet{}}
-	decode(t, out["templates/worker-statefulset.yaml"], r.worker)
-	decode(t, out["templates/fuse-daemonset.yaml"], r.fuse)
-	return r
-}
-
-// repels reports whether a required pod anti-affinity term of the workers
-// selects a pod of the namespace with the labels, which keeps either pod off
-// the other's node (the scheduler also checks existing pods' terms against
-// an incoming pod). A term applies to its own namespace unless its
-// namespaceSelector is {} (every namespace).
-func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map[string]string) bool {
-	t.Helper()
-	for _, term := range w.Spec.Template.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		everywhere := term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0
-		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (everywhere || namespace == w.Namespace) && sel.Matches(labels.Set(podLabels)) {
-			return true
-		}
-	}
-	return false
-}
+const placementLabel = enginetest.PlacementLabel
 
 // TestPlacementConcernsWorkersOnly: Fluid's placement applies to cache
 // workers only. Only worker pods carry the placement label, an Exclusive
@@ -323,40 +253,14 @@ func repels(t *testing.T, w *appsv1.StatefulSet, namespace string, podLabels map
 // its node but never a FUSE pod, whose node app Pods are steered to, and an
 // Exclusive dataset's FUSE never keeps Shared workers away.
 func TestPlacementConcernsWorkersOnly(t *testing.T) {
-	excl := renderPlaced(t, "team-a", "imagenet", datav1alpha1.ExclusiveMode)
-	unset := renderPlaced(t, "team-c", "laion", datav1alpha1.DefaultMode)
-	shared := renderPlaced(t, "team-b", "coco", datav1alpha1.ShareMode)
-	shared2 := renderPlaced(t, "team-d", "mnist", datav1alpha1.ShareMode)
-	all := []placedRelease{excl, unset, shared, shared2}
-	want := map[string]string{"team-a": "Exclusive", "team-c": "Exclusive", "team-b": "Shared", "team-d": "Shared"}
-	for _, r := range all {
-		if _, ok := r.fuse.Spec.Template.Labels[placementLabel]; ok || r.fuse.Spec.Template.Labels[datav1alpha1.LabelDataset] == "" {
-			t.Errorf("%s FUSE pod labels %v: want %s and no %s", r.fuse.Namespace, r.fuse.Spec.Template.Labels, datav1alpha1.LabelDataset, placementLabel)
-		}
-		if p := r.worker.Spec.Template.Labels[placementLabel]; p != want[r.worker.Namespace] {
-			t.Errorf("%s worker pods: %s=%q, want %q", r.worker.Namespace, placementLabel, p, want[r.worker.Namespace])
-		}
-	}
-	for _, e := range []placedRelease{excl, unset} {
-		for _, r := range all {
-			if repels(t, e.worker, r.fuse.Namespace, r.fuse.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s keeps the FUSE pod of %s off its node", e.worker.Namespace, r.fuse.Namespace)
-			}
-			if !repels(t, e.worker, r.worker.Namespace, r.worker.Spec.Template.Labels) {
-				t.Errorf("an Exclusive worker of %s shares its node with a worker of %s", e.worker.Namespace, r.worker.Namespace)
-			}
-		}
-		if !repels(t, shared.worker, e.worker.Namespace, e.worker.Spec.Template.Labels) {
-			t.Errorf("a Shared worker may run beside an Exclusive worker of %s", e.worker.Namespace)
-		}
-		if repels(t, shared.worker, e.fuse.Namespace, e.fuse.Spec.Template.Labels) {
-			t.Errorf("the FUSE pod of Exclusive %s keeps Shared workers off its node", e.fuse.Namespace)
-		}
-	}
-	if repels(t, shared.worker, shared2.worker.Namespace, shared2.worker.Spec.Template.Labels) ||
-		repels(t, shared.worker, shared.fuse.Namespace, shared.fuse.Spec.Template.Labels) {
-		t.Error("Shared workers must share nodes with other datasets' Shared workers and with FUSE")
-	}
+	_, profile, _ := sample()
+	enginetest.CheckPlacement(t, func() (*datav1alpha1.Dataset, *datav1alpha1.ThinRuntime) {
+		ds, _, rt := sample()
+		return ds, rt
+	}, func(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.ThinRuntime) map[string]string {
+		_, out := render(t, ds, profile, rt)
+		return out
+	}, false)
 }
 
 // TestLongDatasetID: "<namespace>-<name>" longer than a label value allows
@@ -368,8 +272,7 @@ func TestLongDatasetID(t *testing.T) {
 	ds.Name = strings.Repeat("d", 30)
 	rt.Name = ds.Name
 	_, out := render(t, ds, profile, rt)
-	dsf := &appsv1.DaemonSet{}
-	decode(t, out["templates/fuse-daemonset.yaml"], dsf)
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
 	if got := dsf.Spec.Template.Labels[datav1alpha1.LabelDataset]; got != string(ds.UID) {
 		t.Errorf("fluid.io/dataset = %q, want the UID %s", got, ds.UID)
 	}
@@ -387,9 +290,8 @@ func TestMinimalRuntime(t *testing.T) {
 	if diff := cmp.Diff([]string{"templates/fuse-config.yaml", "templates/fuse-daemonset.yaml"}, helm.SortedKeys(out)); diff != "" {
 		t.Fatalf("templates (-want +got):\n%s", diff)
 	}
-	dsf, cm := &appsv1.DaemonSet{}, &corev1.ConfigMap{}
-	decode(t, out["templates/fuse-daemonset.yaml"], dsf)
-	decode(t, out["templates/fuse-config.yaml"], cm)
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
+	cm := enginetest.Decode[corev1.ConfigMap](t, out, "templates/fuse-config.yaml")
 	c := dsf.Spec.Template.Spec.Containers[0]
 	if c.Image != "example.com/bindfs@sha256:0123" || c.ImagePullPolicy != corev1.PullIfNotPresent || len(c.Command) != 0 {
 		t.Errorf("container %s %s %q: want the image as given, IfNotPresent and its own entrypoint", c.Image, c.ImagePullPolicy, c.Command)

@@ -1,7 +1,6 @@
 package thin_test
 
 import (
-	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/thin"
 )
 
@@ -84,15 +83,7 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 			ds, profile, rt := sample()
 			tc.edit(ds, profile, rt)
 			_, err := thin.ValuesFor(ds, profile, rt)
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			if r := reasonOf(t, err); r != engines.ReasonInvalidSpec {
-				t.Errorf("reason %q, want %q", r, engines.ReasonInvalidSpec)
-			}
-			if !strings.Contains(err.Error(), tc.field) {
-				t.Errorf("message %q does not name %q", err, tc.field)
-			}
+			enginetest.WantInvalid(t, err, tc.field)
 		})
 	}
 }
@@ -134,10 +125,9 @@ func TestTierShapes(t *testing.T) {
 		}
 	}
 	_, out := render(t, ds, profile, rt)
-	dsf := &appsv1.DaemonSet{}
-	decode(t, out["templates/fuse-daemonset.yaml"], dsf)
+	dsf := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml")
 	pod := dsf.Spec.Template.Spec
-	if m := mountAt(pod.Containers[0], "/c"); m == nil || volumeNamed(pod, m.Name).EmptyDir == nil {
+	if m := enginetest.MountAt(pod.Containers[0], "/c"); m == nil || enginetest.Volume(pod, m.Name).EmptyDir == nil {
 		t.Error("an emptyDir tier without size or medium must still render as an emptyDir")
 	}
 }

@@ -1,10 +1,10 @@
 package thin
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,7 +104,7 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 			return nil, err
 		}
 	}
-	return toPlain(v)
+	return engines.ToPlain(v)
 }
 
 func fuse(ds *datav1alpha1.Dataset, rt *datav1alpha1.ThinRuntime, res Resolved, where string, secrets []secretMount, cache []cacheVolume) (fuseValues, error) {
@@ -201,11 +201,7 @@ func datasetID(ds *datav1alpha1.Dataset) string {
 // optionString joins FUSE options as "k=v" (or "k" for an empty value),
 // comma-separated in key order: the MOUNT_OPTIONS environment variable.
 func optionString(opts map[string]string) string {
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(opts))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if opts[k] == "" {
@@ -215,15 +211,4 @@ func optionString(opts map[string]string) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-// toPlain round-trips values through JSON so that they hold only maps,
-// lists and scalars, as Helm stores them.
-func toPlain(v chartValues) (map[string]any, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	return out, json.Unmarshal(data, &out)
 }

@@ -1,0 +1,52 @@
+package enginetest
+
+import (
+	"context"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// Render renders e's chart with the Helm SDK for the runtime rt serving the
+// Dataset, as the release rt.Name in rt.Namespace, and returns the values
+// and the manifests by template file ("templates/x.yaml"). The values come
+// from e.Values, or, when e is an engines.Resolver, from its ResolveValues
+// reading through r (which only a Resolver needs).
+func Render(t testing.TB, e engines.Engine, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, map[string]string) {
+	t.Helper()
+	var (
+		values map[string]any
+		err    error
+	)
+	if res, ok := e.(engines.Resolver); ok {
+		if r == nil {
+			t.Fatalf("%s engine resolves its values: Render needs a client.Reader", e.Type())
+		}
+		values, err = res.ResolveValues(context.Background(), r, ds, rt)
+	} else {
+		values, err = e.Values(ds, rt)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return values, RenderValues(t, e, values, rt.GetName(), rt.GetNamespace())
+}
+
+// RenderValues renders e's chart with the Helm SDK for the values, as the
+// release name in namespace, and returns the manifests by template file.
+func RenderValues(t testing.TB, e engines.Engine, values map[string]any, name, namespace string) map[string]string {
+	t.Helper()
+	c, err := helm.LoadChart(e.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, values, name, namespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
