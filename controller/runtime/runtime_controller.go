@@ -249,7 +249,11 @@ func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt clie
 // setReady writes the runtime's Ready condition and status counts.
 func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status metav1.ConditionStatus, reason, msg string) error {
 	s := statusOf(rt)
-	if prev := meta.FindStatusCondition(s.Conditions, ConditionReady); prev == nil || prev.Status != status || prev.Reason != reason {
+	prev := meta.FindStatusCondition(s.Conditions, ConditionReady)
+	// A new runtime starting to wait is no news (its release event says it
+	// started); every later change of state is an event.
+	starting := prev == nil && waitMessages[reason] != ""
+	if !starting && (prev == nil || prev.Status != status || prev.Reason != reason) {
 		typ := corev1.EventTypeNormal
 		if status != metav1.ConditionTrue && waitMessages[reason] == "" && reason != ReasonDatasetNotFound {
 			typ = corev1.EventTypeWarning
