@@ -12,7 +12,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -65,20 +64,8 @@ func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 			t.Logf("runtime conditions: %+v", rt.Status.Conditions)
 		}
 	})
-	for name, port := range map[string]int{"coco-master-0": serve(page), "coco-master-1": serve([]byte("# standby: no cluster metrics\n"))} {
-		p := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: alluxio.Engine{}.CachePods(rt)},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "master", Image: "alluxio/alluxio",
-				Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(port)}}}}},
-		}
-		if err := env.Client.Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1", PodIPs: []corev1.PodIP{{IP: "127.0.0.1"}}}
-		if err := env.Client.Status().Update(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	metricsPod(t, ns, "coco-master-0", alluxio.Engine{}.CachePods(rt), serve(page))
+	metricsPod(t, ns, "coco-master-1", alluxio.Engine{}.CachePods(rt), serve([]byte("# standby: no cluster metrics\n")))
 	for _, name := range []string{"coco-master", "coco-worker"} {
 		sts := &appsv1.StatefulSet{}
 		eventually(t, 20*time.Second, "Helm installs "+name, func() bool {

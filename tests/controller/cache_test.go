@@ -36,14 +36,14 @@ juicefs_blockcache_miss_bytes{mp="/m",vol_name="v"} %d
 `, cached, hits, misses, hits*4096, misses*4096)
 }
 
-// fusePod stands in for a running FUSE pod of the runtime whose metrics are
-// served at 127.0.0.1:port.
-func fusePod(t *testing.T, ns, name string, rt *datav1alpha1.JuiceFSRuntime, port int) {
+// metricsPod stands in for a running engine pod with the given labels whose
+// metrics are served at 127.0.0.1:port (the container port named "metrics").
+func metricsPod(t *testing.T, ns, name string, labels map[string]string, port int) {
 	t.Helper()
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: juicefs.Engine{}.CachePods(rt)},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse", Image: "juicedata/juicefs-fuse",
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "engine", Image: "engine",
 			Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(port)}}}}},
 	}
 	if err := env.Client.Create(ctx, p); err != nil {
@@ -86,7 +86,7 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	p, _ := strconv.Atoi(port)
-	fusePod(t, ns, "mnist-fuse-a", rt, p)
+	metricsPod(t, ns, "mnist-fuse-a", juicefs.Engine{}.CachePods(rt), p)
 	// A FUSE pod whose metrics port refuses connections is skipped.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,7 +94,7 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	}
 	deadPort := closed.Addr().(*net.TCPAddr).Port
 	closed.Close()
-	fusePod(t, ns, "mnist-fuse-b", rt, deadPort)
+	metricsPod(t, ns, "mnist-fuse-b", juicefs.Engine{}.CachePods(rt), deadPort)
 
 	sts := &appsv1.StatefulSet{}
 	key := types.NamespacedName{Namespace: ns, Name: "mnist"}

@@ -6,12 +6,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -67,8 +64,7 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	if _, err := c.AddNodes(ctx, "kwok-node", 50, 110, nil); err != nil {
 		b.Fatal(err)
 	}
-	ctrl, readyz := startController(b, sluice, c.Kubeconfig)
-	defer ctrl.stop()
+	ctrl, readyz := startController(b, c, sluice)
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		resp, err := http.Get(readyz)
 		if err != nil {
@@ -77,7 +73,7 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, nil
 	}); err != nil {
-		b.Fatalf("controller not ready: %v\n%s", err, ctrl.log())
+		b.Fatalf("controller not ready: %v\n%s", err, ctrl.LogTail(30))
 	}
 	// The benchmark's own client is not rate-limited, so applying is not
 	// what is measured.
@@ -104,8 +100,8 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		if err := c.Check(); err != nil {
 			return false, err
 		}
-		if !ctrl.running() {
-			return false, fmt.Errorf("the controller exited:\n%s", ctrl.log())
+		if !ctrl.Running() {
+			return false, fmt.Errorf("the controller exited:\n%s", ctrl.LogTail(30))
 		}
 		list := &datav1alpha1.DatasetList{}
 		if err := cl.List(ctx, list, client.InNamespace(ns.Name)); err != nil {
@@ -125,9 +121,9 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		b.Log(breakdown(context.Background(), cl, ns.Name, start))
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
-	peak := ctrl.peakRSS()
+	peak := ctrl.PeakRSS()
 	b.Log(breakdown(ctx, cl, ns.Name, start))
-	if errs := ctrl.errors(); len(errs) > 0 {
+	if errs := reconcileErrors(ctrl); len(errs) > 0 {
 		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
 	}
 	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
@@ -164,73 +160,29 @@ func apply(ctx context.Context, c client.Client, ns string, n int) error {
 	return <-errs
 }
 
-// controllerProcess is a running `sluice controller`.
-type controllerProcess struct {
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{}
-}
-
-func startController(b *testing.B, sluice, kubeconfig string) (*controllerProcess, string) {
+// startController runs `sluice controller` against the cluster and returns
+// it with the URL of its readiness probe.
+func startController(b *testing.B, c *simcluster.Cluster, sluice string) (*simcluster.Process, string) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	probe := l.Addr().String()
 	l.Close()
-	logPath := filepath.Join(b.TempDir(), "controller.log")
-	f, err := os.Create(logPath)
+	args := []string{"controller", "--kubeconfig", c.Kubeconfig, "--leader-elect=false",
+		"--metrics-bind-address=0", "--health-probe-bind-address=" + probe}
+	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
+	// profile the controller during a run.
+	p, err := c.Run(sluice, append(args, strings.Fields(os.Getenv("SLUICE_BENCH_CONTROLLER_ARGS"))...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(sluice, "controller", "--kubeconfig", kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address=0", "--health-probe-bind-address="+probe)
-	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
-	// profile the controller during a run.
-	cmd.Args = append(cmd.Args, strings.Fields(os.Getenv("SLUICE_BENCH_CONTROLLER_ARGS"))...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	p := &controllerProcess{cmd: cmd, logPath: logPath, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
 	return p, "http://" + probe + "/readyz"
 }
 
-func (p *controllerProcess) running() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// peakRSS is the process's high-water resident set size (VmHWM), in bytes.
-func (p *controllerProcess) peakRSS() int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return -1
-}
-
-func (p *controllerProcess) log() string {
-	data, _ := os.ReadFile(p.logPath)
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	return strings.Join(lines[max(0, len(lines)-30):], "\n")
-}
-
-// errors are the controller's logged reconcile errors.
-func (p *controllerProcess) errors() []string {
-	data, _ := os.ReadFile(p.logPath)
+// reconcileErrors are the controller's logged reconcile errors.
+func reconcileErrors(p *simcluster.Process) []string {
+	data, _ := os.ReadFile(p.LogPath())
 	var out []string
 	for _, line := range strings.Split(string(data), "\n") {
 		if strings.Contains(line, "Reconciler error") {
@@ -238,16 +190,6 @@ func (p *controllerProcess) errors() []string {
 		}
 	}
 	return out
-}
-
-func (p *controllerProcess) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
 }
 
 // breakdown reports when the last release's worker StatefulSet was created

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,14 +23,7 @@ type Cluster struct {
 	Kubeconfig string
 
 	dir   string
-	procs []*process
-}
-
-type process struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-	done chan error
+	procs []*Process
 }
 
 // Start starts the control plane, then kube-scheduler,
@@ -86,40 +77,18 @@ func (c *Cluster) start() error {
 		{"kwok", []string{"--kubeconfig=" + k, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
 			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40", "--server-address=127.0.0.1:0", "--config=" + filepath.Join(testenv.BinDir(), "kwok-stages.yaml")}},
 	} {
-		if err := c.run(p.name, p.args...); err != nil {
+		if _, err := c.Run(filepath.Join(testenv.BinDir(), p.name), p.args...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (c *Cluster) run(name string, args ...string) error {
-	log := filepath.Join(c.dir, name+".log")
-	f, err := os.Create(log)
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(filepath.Join(testenv.BinDir(), name), args...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return fmt.Errorf("starting %s: %w", name, err)
-	}
-	p := &process{name: name, cmd: cmd, log: log, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait(); f.Close() }()
-	c.procs = append(c.procs, p)
-	return nil
-}
-
 // Check reports a component that has exited, with the end of its log.
 func (c *Cluster) Check() error {
 	for _, p := range c.procs {
-		select {
-		case err := <-p.done:
-			p.done <- err
-			return fmt.Errorf("%s exited (%v); its log ends:\n%s", p.name, err, tail(p.log, 30))
-		default:
+		if !p.Running() {
+			return fmt.Errorf("%s exited (%v); its log ends:\n%s", p.name, p.err, p.LogTail(30))
 		}
 	}
 	return nil
@@ -129,18 +98,9 @@ func (c *Cluster) Check() error {
 func (c *Cluster) Logs(lines int) string {
 	var b strings.Builder
 	for _, p := range c.procs {
-		fmt.Fprintf(&b, "=== %s (%s)\n%s\n", p.name, p.log, tail(p.log, lines))
+		fmt.Fprintf(&b, "=== %s (%s)\n%s\n", p.name, p.log, p.LogTail(lines))
 	}
 	return b.String()
-}
-
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // Stop stops the components and the control plane and removes the
@@ -148,14 +108,7 @@ func tail(path string, n int) string {
 func (c *Cluster) Stop() error {
 	var errs []error
 	for i := len(c.procs) - 1; i >= 0; i-- {
-		p := c.procs[i]
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
+		c.procs[i].stop()
 	}
 	if c.Env != nil {
 		errs = append(errs, c.Env.Stop())
