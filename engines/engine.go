@@ -71,6 +71,13 @@ type Topology interface {
 	Components(rt client.Object) Components
 }
 
+// TopologyResolver is implemented by engines whose components depend on
+// other objects (a ThinRuntimeProfile may enable workers); the reconciler
+// prefers it to Topology.
+type TopologyResolver interface {
+	ResolveComponents(ctx context.Context, r client.Reader, rt client.Object) (Components, error)
+}
+
 // Resolver is implemented by engines whose values depend on other objects
 // (the ThinRuntimeProfile a ThinRuntime names); the reconciler calls it
 // instead of Values.

@@ -14,11 +14,14 @@ import (
 )
 
 // components are the workloads the engine runs for rt.
-func (r *Reconciler) components(rt client.Object) engines.Components {
-	if t, ok := r.Engine.(engines.Topology); ok {
-		return t.Components(rt)
+func (r *Reconciler) components(ctx context.Context, rt client.Object) (engines.Components, error) {
+	switch t := r.Engine.(type) {
+	case engines.TopologyResolver:
+		return t.ResolveComponents(ctx, r.Client, rt)
+	case engines.Topology:
+		return t.Components(rt), nil
 	}
-	return engines.Components{Worker: true}
+	return engines.Components{Worker: true}, nil
 }
 
 // observeComponents copies the counts of the master and worker
@@ -27,7 +30,11 @@ func (r *Reconciler) components(rt client.Object) engines.Components {
 // every desired master and worker is ready. FUSE pods run only where Pods
 // use the Dataset, so they never hold binding back.
 func (r *Reconciler) observeComponents(ctx context.Context, rt client.Object) (string, error) {
-	s, comps, waiting := statusOf(rt), r.components(rt), ""
+	comps, err := r.components(ctx, rt)
+	if err != nil {
+		return "", err
+	}
+	s, waiting := statusOf(rt), ""
 	if comps.Master {
 		sts, err := r.statefulSet(ctx, rt, "-master")
 		if err != nil {

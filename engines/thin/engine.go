@@ -1,6 +1,7 @@
 package thin
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 
@@ -48,6 +49,20 @@ func (Engine) Components(obj client.Object) engines.Components {
 		return engines.Components{}
 	}
 	return engines.Components{Worker: rt.Spec.Worker.Enabled}
+}
+
+// ResolveComponents implements engines.TopologyResolver: workers run when
+// the runtime or its profile enables them.
+func (Engine) ResolveComponents(ctx context.Context, r client.Reader, obj client.Object) (engines.Components, error) {
+	rt, ok := obj.(*datav1alpha1.ThinRuntime)
+	if !ok {
+		return engines.Components{}, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
+	}
+	profile, err := Profile(ctx, r, rt)
+	if err != nil {
+		return engines.Components{}, err
+	}
+	return ComponentsOf(profile, rt), nil
 }
 
 // ComponentsOf is the exact topology of a runtime with its profile: workers

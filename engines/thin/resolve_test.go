@@ -141,3 +141,20 @@ func TestMountTypeFrom(t *testing.T) {
 		t.Errorf("missing profile: %v", err)
 	}
 }
+
+func TestResolveComponentsReadsTheProfile(t *testing.T) {
+	_, profile, rt := sample()
+	rt.Spec.Worker.Enabled = false
+	profile.Spec.Worker.Enabled = true
+	got, err := thin.Engine{}.ResolveComponents(context.Background(), fakeReader(profile), rt)
+	if err != nil || got != (engines.Components{Worker: true}) {
+		t.Errorf("ResolveComponents with a profile enabling workers = %+v, %v", got, err)
+	}
+	profile.Spec.Worker.Enabled = false
+	if got, err := (thin.Engine{}).ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{}) {
+		t.Errorf("ResolveComponents without workers = %+v, %v", got, err)
+	}
+	if _, err := (thin.Engine{}).ResolveComponents(context.Background(), fakeReader(), rt); err == nil {
+		t.Error("a missing profile must be an error")
+	}
+}

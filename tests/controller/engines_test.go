@@ -115,3 +115,39 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 		t.Error("a worker StatefulSet was installed though neither the runtime nor the profile enables workers")
 	}
 }
+
+// TestThinProfileWorkersAreWaitedFor: workers enabled by the profile alone
+// are installed and waited for before the Dataset is bound.
+func TestThinProfileWorkersAreWaitedFor(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	ds := testobj.Dataset("web", ns, testobj.WithMounts("nfs://10.0.0.5/exports/web"))
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	profile := &datav1alpha1.ThinRuntimeProfile{ObjectMeta: metav1.ObjectMeta{Name: "cachefs-" + ns}, Spec: datav1alpha1.ThinRuntimeProfileSpec{
+		FileSystemType: "cachefs",
+		Fuse:           datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "registry.example.com/cachefs", ImageTag: "v1"}},
+		Worker: datav1alpha1.ThinCompTemplateSpec{Enabled: true,
+			VersionSpec: datav1alpha1.VersionSpec{Image: "registry.example.com/cachefs-worker", ImageTag: "v1"}},
+	}}
+	if err := env.Client.Create(ctx, profile); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, profile) })
+	rt := &datav1alpha1.ThinRuntime{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+		Spec: datav1alpha1.ThinRuntimeSpec{ProfileName: profile.Name, Replicas: 1}}
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	worker := &appsv1.StatefulSet{}
+	eventually(t, 20*time.Second, "the profile's workers are installed and waited for", func() bool {
+		return env.Client.Get(ctx, key("web-worker"), worker) == nil &&
+			env.Client.Get(ctx, key("web"), rt) == nil && readyReason(rt.Status.Conditions) == runtime.ReasonWorkersNotReady
+	})
+	markReady(t, worker)
+	eventually(t, 20*time.Second, "the Dataset is Bound once the workers are ready", func() bool {
+		return env.Client.Get(ctx, key("web"), ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
+	})
+}
