@@ -271,7 +271,11 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	if equality.Semantic.DeepEqual(statusOf(cached), s) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, rt, client.MergeFrom(cached)))
+	// The patch carries only status: the base is this object with the
+	// status as read.
+	base := rt.DeepCopyObject().(client.Object)
+	*statusOf(base) = *statusOf(cached)
+	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, rt, client.MergeFrom(base)))
 }
 
 func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {
