@@ -42,7 +42,7 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
-		Concurrency: 16, QPS: -1, Burst: 0}
+		Concurrency: 32, QPS: -1, Burst: 0}
 }
 
 // LeaderElectionID names the controller's leader-election lease.
