@@ -12,21 +12,23 @@ import (
 )
 
 // clusterFlags are the flags every subcommand that talks to a cluster
-// shares, owned by the root command: where the cluster is and how to log.
+// shares, defined once here: where the cluster is and how to log.
 type clusterFlags struct {
 	kubeconfig string
 	zap        zap.Options
 }
 
-// bind adds the flags to root (inherited by every subcommand) and sets up
-// logging before any subcommand runs.
-func (f *clusterFlags) bind(root *cobra.Command) {
-	pf := root.PersistentFlags()
-	pf.StringVar(&f.kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, then the in-cluster config, then ~/.kube/config)")
+// bind adds the flags to a command that talks to a cluster and sets up its
+// logging before it runs. (Commands that do not, such as policy and dev,
+// neither take nor need them.)
+func (f *clusterFlags) bind(cmd *cobra.Command) *cobra.Command {
+	fs := cmd.Flags()
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, then the in-cluster config, then ~/.kube/config)")
 	goflags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	f.zap.BindFlags(goflags)
-	pf.AddGoFlagSet(goflags)
-	root.PersistentPreRun = func(*cobra.Command, []string) { ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap))) }
+	fs.AddGoFlagSet(goflags)
+	cmd.PreRun = func(*cobra.Command, []string) { ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap))) }
+	return cmd
 }
 
 // connect returns the client configuration --kubeconfig names, or the

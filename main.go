@@ -44,9 +44,8 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	flags := &clusterFlags{}
-	flags.bind(root)
-	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), webhook.NewCommand(flags.connect), controller.NewCommand(flags.connect),
-		csi.NewCommand(flags.connect), newDevCommand())
+	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
+		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), newDevCommand())
 	return root
 }
 
