@@ -1,9 +1,7 @@
 package csi_test
 
 import (
-	"bytes"
 	"context"
-	"io/fs"
 	"testing"
 	"time"
 
@@ -12,13 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	"github.com/sluice-data/sluice/config"
 	sluicecsi "github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // TestPluginManifests applies config/csi (CSIDriver, RBAC, DaemonSet) to the
@@ -30,24 +24,8 @@ func TestPluginManifests(t *testing.T) {
 	if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	files, err := fs.Glob(config.FS, "csi/*.yaml")
-	if err != nil || len(files) < 2 {
-		t.Fatalf("config/csi manifests: %v %v", files, err)
-	}
-	for _, f := range files {
-		data, err := fs.ReadFile(config.FS, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), sluicescheme.New())
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, o := range objs {
-			if err := env.Client.Create(ctx, o.(client.Object)); err != nil {
-				t.Fatalf("%s: creating %T %s: %v", f, o, o.(client.Object).GetName(), err)
-			}
-		}
+	if err := env.ApplyManifests(ctx, "csi/*.yaml", 2); err != nil {
+		t.Fatal(err)
 	}
 
 	sa := rest.CopyConfig(env.Config)

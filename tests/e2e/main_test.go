@@ -1,26 +1,20 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"io/fs"
-
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/config"
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 var cluster *simcluster.Cluster
@@ -77,24 +71,8 @@ func controllerIdentity(ctx context.Context, c *simcluster.Cluster) (*rest.Confi
 	if err := c.Client.Create(ctx, ns); err != nil {
 		return nil, err
 	}
-	files, err := fs.Glob(config.FS, "rbac/*.yaml")
-	if err != nil || len(files) < 2 {
-		return nil, fmt.Errorf("config/rbac manifests: %v %v", files, err)
-	}
-	for _, f := range files {
-		data, err := fs.ReadFile(config.FS, f)
-		if err != nil {
-			return nil, err
-		}
-		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), c.Scheme)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		for _, o := range objs {
-			if err := c.Client.Create(ctx, o.(client.Object)); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-		}
+	if err := c.ApplyManifests(ctx, "rbac/*.yaml", 2); err != nil {
+		return nil, err
 	}
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
