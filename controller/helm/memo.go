@@ -24,25 +24,17 @@ type memoEntry struct {
 	at     time.Time
 }
 
-// InSync reports whether the release named key was found in sync with d
-// within TTL.
-func (m *Memo) InSync(key string, d Desired) bool {
-	digest, err := d.digest()
-	if err != nil {
-		return false
-	}
+// InSync reports whether the release named key was found in sync with the
+// desired chart and values of digest (Desired.Digest) within TTL.
+func (m *Memo) InSync(key, digest string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, ok := m.m[key]
 	return ok && e.digest == digest && time.Since(e.at) < m.TTL
 }
 
-// Record notes that the release named key is in sync with d.
-func (m *Memo) Record(key string, d Desired) {
-	digest, err := d.digest()
-	if err != nil {
-		return
-	}
+// Record notes that the release named key is in sync with digest.
+func (m *Memo) Record(key, digest string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.m == nil {
@@ -58,8 +50,8 @@ func (m *Memo) Forget(key string) {
 	delete(m.m, key)
 }
 
-// digest identifies a chart and values (JSON sorts map keys).
-func (d Desired) digest() (string, error) {
+// Digest identifies a chart and values (JSON sorts map keys), for Memo.
+func (d Desired) Digest() (string, error) {
 	h := sha256.New()
 	if d.Chart != nil {
 		h.Write([]byte(chartDigest(d.Chart)))

@@ -129,12 +129,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	log := ctrl.LoggerFrom(ctx)
 	desired, memoKey := helm.Desired{Chart: chart, Values: values}, req.String()
+	digest, digestErr := desired.Digest() // without one, Helm's storage is always read
 	state, act := helm.InSync, helm.ActionNone
-	if !r.releases.InSync(memoKey, desired) {
+	if digestErr != nil || !r.releases.InSync(memoKey, digest) {
 		state, act, err = hc.Ensure(ctx, rt.GetName(), desired)
 		// In sync as found, or just installed or upgraded to desired.
-		if err == nil && (state == helm.InSync || act == helm.ActionInstall || act == helm.ActionUpgrade) {
-			r.releases.Record(memoKey, desired)
+		if err == nil && digestErr == nil && (state == helm.InSync || act == helm.ActionInstall || act == helm.ActionUpgrade) {
+			r.releases.Record(memoKey, digest)
 		}
 	}
 	if act != helm.ActionNone {
