@@ -16,9 +16,9 @@ import (
 type Engine struct{}
 
 var (
-	_ engines.Engine   = Engine{}
-	_ engines.Topology = Engine{}
-	_ engines.Resolver = Engine{}
+	_ engines.Engine           = Engine{}
+	_ engines.TopologyResolver = Engine{}
+	_ engines.Resolver         = Engine{}
 )
 
 // Type implements engines.Engine.
@@ -40,25 +40,10 @@ func (Engine) Values(_ *datav1alpha1.Dataset, rt client.Object) (map[string]any,
 		"so its values come from ResolveValues (engines.Resolver), not Values", rt.GetNamespace(), rt.GetName())
 }
 
-// Components implements engines.Topology: Thin runs no master, and a worker
-// StatefulSet only when spec.worker.enabled is set on the runtime. A worker
-// enabled by the profile alone is invisible here (no client); see ComponentsOf.
-func (Engine) Components(obj client.Object) engines.Components {
-	rt, ok := obj.(*datav1alpha1.ThinRuntime)
-	if !ok {
-		return engines.Components{}
-	}
-	return engines.Components{Worker: rt.Spec.Worker.Enabled}
-}
-
 // ResolveComponents implements engines.TopologyResolver: workers run when
 // the runtime or its profile enables them.
 func (Engine) ResolveComponents(ctx context.Context, r client.Reader, obj client.Object) (engines.Components, error) {
-	rt, ok := obj.(*datav1alpha1.ThinRuntime)
-	if !ok {
-		return engines.Components{}, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
-	}
-	profile, err := Profile(ctx, r, rt)
+	rt, profile, err := withProfile(ctx, r, obj)
 	if err != nil {
 		return engines.Components{}, err
 	}

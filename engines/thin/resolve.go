@@ -18,15 +18,21 @@ const ReasonProfileNotFound = "ProfileNotFound"
 // ResolveValues implements engines.Resolver: it reads the runtime's
 // ThinRuntimeProfile and returns the chart values of the merged spec.
 func (Engine) ResolveValues(ctx context.Context, r client.Reader, ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
-	rt, ok := obj.(*datav1alpha1.ThinRuntime)
-	if !ok {
-		return nil, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
-	}
-	profile, err := Profile(ctx, r, rt)
+	rt, profile, err := withProfile(ctx, r, obj)
 	if err != nil {
 		return nil, err
 	}
 	return ValuesFor(ds, profile, rt)
+}
+
+// withProfile returns obj as a ThinRuntime with its profile.
+func withProfile(ctx context.Context, r client.Reader, obj client.Object) (*datav1alpha1.ThinRuntime, *datav1alpha1.ThinRuntimeProfile, error) {
+	rt, ok := obj.(*datav1alpha1.ThinRuntime)
+	if !ok {
+		return nil, nil, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
+	}
+	profile, err := Profile(ctx, r, rt)
+	return rt, profile, err
 }
 
 // Profile reads the ThinRuntimeProfile that rt's spec.profileName names.
@@ -54,11 +60,7 @@ func Profile(ctx context.Context, r client.Reader, rt *datav1alpha1.ThinRuntime)
 // MountType field.
 func MountTypeFrom(r client.Reader) func(context.Context, client.Object) (string, error) {
 	return func(ctx context.Context, obj client.Object) (string, error) {
-		rt, ok := obj.(*datav1alpha1.ThinRuntime)
-		if !ok {
-			return "", engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
-		}
-		profile, err := Profile(ctx, r, rt)
+		_, profile, err := withProfile(ctx, r, obj)
 		if err != nil {
 			return "", err
 		}

@@ -118,12 +118,12 @@ func TestEngineIdentity(t *testing.T) {
 	if got := thin.MountType(profile); got != "fuse.nfs-fuse" {
 		t.Errorf("MountType = %q, want the profile's fileSystemType", got)
 	}
-	if got := e.Components(rt); got != (engines.Components{Worker: true}) {
-		t.Errorf("Components = %+v", got)
+	if got, err := e.ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{Worker: true}) {
+		t.Errorf("ResolveComponents = %+v, %v", got, err)
 	}
 	rt.Spec.Worker.Enabled = false
-	if got := e.Components(rt); got != (engines.Components{}) {
-		t.Errorf("Components without workers = %+v", got)
+	if got, err := e.ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{}) {
+		t.Errorf("ResolveComponents without workers = %+v, %v", got, err)
 	}
 	profile.Spec.Worker.Enabled = true
 	if got := thin.ComponentsOf(profile, rt); got != (engines.Components{Worker: true}) {
