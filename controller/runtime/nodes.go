@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,9 +22,9 @@ import (
 // them. The webhook's data-affinity policies select on these labels.
 func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
 	key := datav1alpha1.KeyOf(ds)
-	sts := &appsv1.StatefulSet{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: rt.GetNamespace(), Name: rt.GetName() + "-worker"}, sts); err != nil {
-		return client.IgnoreNotFound(err)
+	sts, err := r.statefulSet(ctx, rt, "-worker")
+	if err != nil || sts == nil {
+		return err
 	}
 	sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector)
 	if err != nil {
