@@ -24,29 +24,24 @@ sched_required(ds) if labels[ds.labels.sched] == "required"
 locality_requirements(name, ds) := object.get(ds.localities, name, [])
 
 # Keys the Pod already constrains itself; Sluice adds nothing for them.
-pod_constrained_keys contains key if {
-	some key, _ in input.pod.spec.nodeSelector
-}
-
-pod_constrained_keys contains e.key if {
+# One complete rule: looking a key up in it costs one index, where a
+# partial set would evaluate its bodies again for every key looked up.
+pod_constrained_keys := (({key | some key, _ in input.pod.spec.nodeSelector} | {e.key |
 	some term in input.pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
 	some e in term.matchExpressions
-}
-
-pod_constrained_keys contains e.key if {
+}) | {e.key |
 	some p in input.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
 	some e in p.preference.matchExpressions
-}
+})
 
 # The rules below inline sched_required and locality_requirements: a
-# function call costs more than the lookup it wraps. (object.get is kept:
-# it fails, as before, where a dataset has no localities.)
+# function call costs more than the lookup it wraps.
 preferred_terms contains {"weight": loc.weight, "preference": {"matchExpressions": [req]}} if {
 	serverful
 	some v in input.datasetVolumes
 	not input.pod.metadata.labels[v.dataset.labels.sched] == "required"
 	some loc in data.sluice.config.mutating.affinity.preferred
-	some req in object.get(v.dataset.localities, loc.name, [])
+	some req in v.dataset.localities[loc.name]
 	not pod_constrained_keys[req.key]
 }
 
@@ -55,7 +50,7 @@ required_requirements contains req if {
 	some v in input.datasetVolumes
 	input.pod.metadata.labels[v.dataset.labels.sched] == "required"
 	some name in data.sluice.config.mutating.affinity.required
-	some req in object.get(v.dataset.localities, name, [])
+	some req in v.dataset.localities[name]
 }
 
 required_requirements contains {"key": key, "operator": "In", "values": [value]} if {
