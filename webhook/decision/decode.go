@@ -1,18 +1,19 @@
 package decision
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
 )
 
-// decoder walks a policy result (maps, lists, strings, bools and
-// json.Numbers, as OPA returns them) into typed decisions without a JSON
-// round trip. Every mismatch is an error naming the path.
+// decoder walks a policy result, as the evaluator returns it (Rego values,
+// without a conversion to Go maps and lists), into typed decisions. Sets
+// are read in Rego's sort order, so equal results decode equally. Every
+// mismatch is an error naming the path.
 type decoder struct{ path []string }
 
 func (d *decoder) errorf(format string, args ...any) error {
@@ -26,24 +27,46 @@ func (d *decoder) errorf(format string, args ...any) error {
 func (d *decoder) push(s string) { d.path = append(d.path, s) }
 func (d *decoder) pop()          { d.path = d.path[:len(d.path)-1] }
 
-// object decodes an object, calling field for each key; unknown keys are
-// errors unless field reports them as known.
-func (d *decoder) object(v any, field func(key string, v any) (bool, error)) error {
+// absent reports whether v stands for a missing value (nil or null).
+func absent(v ast.Value) bool {
 	if v == nil {
+		return true
+	}
+	_, null := v.(ast.Null)
+	return null
+}
+
+// object decodes an object, calling field for each key in sorted order;
+// unknown keys are errors unless field reports them as known.
+func (d *decoder) object(v ast.Value, field func(key string, v ast.Value) (bool, error)) error {
+	if absent(v) {
 		return nil
 	}
-	m, ok := v.(map[string]any)
+	o, ok := v.(ast.Object)
 	if !ok {
-		return d.errorf("want an object, got %T", v)
+		return d.errorf("want an object, got %s", ast.ValueName(v))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	type item struct {
+		key string
+		val ast.Value
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	items := make([]item, 0, o.Len())
+	var bad *ast.Term
+	o.Foreach(func(k, v *ast.Term) {
+		if s, ok := k.Value.(ast.String); ok {
+			items = append(items, item{string(s), v.Value})
+		} else if bad == nil {
+			bad = k
+		}
+	})
+	if bad != nil {
+		return d.errorf("want string keys, got %s %v", ast.ValueName(bad.Value), bad)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
+	for _, it := range items {
+		k := it.key
 		d.push("." + k)
-		known, err := field(k, m[k])
+		known, err := field(k, it.val)
 		if err == nil && !known {
 			err = d.errorf("unknown field")
 		}
@@ -55,17 +78,23 @@ func (d *decoder) object(v any, field func(key string, v any) (bool, error)) err
 	return nil
 }
 
-func (d *decoder) list(v any, item func(i int, v any) error) error {
-	if v == nil {
+// list decodes an array, or a set in sort order.
+func (d *decoder) list(v ast.Value, item func(i int, v ast.Value) error) error {
+	if absent(v) {
 		return nil
 	}
-	l, ok := v.([]any)
-	if !ok {
-		return d.errorf("want a list, got %T", v)
+	var arr *ast.Array
+	switch l := v.(type) {
+	case *ast.Array:
+		arr = l
+	case ast.Set:
+		arr = l.Sorted()
+	default:
+		return d.errorf("want a list, got %s", ast.ValueName(v))
 	}
-	for i, e := range l {
+	for i := range arr.Len() {
 		d.push("[" + strconv.Itoa(i) + "]")
-		err := item(i, e)
+		err := item(i, arr.Elem(i).Value)
 		d.pop()
 		if err != nil {
 			return err
@@ -74,28 +103,28 @@ func (d *decoder) list(v any, item func(i int, v any) error) error {
 	return nil
 }
 
-func (d *decoder) str(v any, out *string) error {
-	s, ok := v.(string)
+func (d *decoder) str(v ast.Value, out *string) error {
+	s, ok := v.(ast.String)
 	if !ok {
-		return d.errorf("want a string, got %T", v)
+		return d.errorf("want a string, got %s", ast.ValueName(v))
 	}
-	*out = s
+	*out = string(s)
 	return nil
 }
 
-func (d *decoder) boolean(v any, out *bool) error {
-	b, ok := v.(bool)
+func (d *decoder) boolean(v ast.Value, out *bool) error {
+	b, ok := v.(ast.Boolean)
 	if !ok {
-		return d.errorf("want a boolean, got %T", v)
+		return d.errorf("want a boolean, got %s", ast.ValueName(v))
 	}
-	*out = b
+	*out = bool(b)
 	return nil
 }
 
-func (d *decoder) int32(v any, out *int32) error {
-	n, ok := v.(json.Number)
+func (d *decoder) int32(v ast.Value, out *int32) error {
+	n, ok := v.(ast.Number)
 	if !ok {
-		return d.errorf("want a number, got %T", v)
+		return d.errorf("want a number, got %s", ast.ValueName(v))
 	}
 	i, err := strconv.ParseInt(string(n), 10, 32)
 	if err != nil {
@@ -105,8 +134,8 @@ func (d *decoder) int32(v any, out *int32) error {
 	return nil
 }
 
-func (d *decoder) strings(v any, out *[]string) error {
-	return d.list(v, func(_ int, e any) error {
+func (d *decoder) strings(v ast.Value, out *[]string) error {
+	return d.list(v, func(_ int, e ast.Value) error {
 		var s string
 		if err := d.str(e, &s); err != nil {
 			return err
@@ -116,14 +145,11 @@ func (d *decoder) strings(v any, out *[]string) error {
 	})
 }
 
-func (d *decoder) stringMap(v any, out *map[string]string) error {
-	if v == nil {
-		return nil
+func (d *decoder) stringMap(v ast.Value, out *map[string]string) error {
+	if o, ok := v.(ast.Object); ok && o.Len() > 0 && *out == nil {
+		*out = make(map[string]string, o.Len())
 	}
-	if m, ok := v.(map[string]any); ok && len(m) > 0 && *out == nil {
-		*out = make(map[string]string, len(m))
-	}
-	return d.object(v, func(k string, e any) (bool, error) {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		var s string
 		if err := d.str(e, &s); err != nil {
 			return true, err
@@ -133,8 +159,8 @@ func (d *decoder) stringMap(v any, out *map[string]string) error {
 	})
 }
 
-func (d *decoder) requirement(v any, out *corev1.NodeSelectorRequirement) error {
-	return d.object(v, func(k string, e any) (bool, error) {
+func (d *decoder) requirement(v ast.Value, out *corev1.NodeSelectorRequirement) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "key":
 			return true, d.str(e, &out.Key)
@@ -150,8 +176,8 @@ func (d *decoder) requirement(v any, out *corev1.NodeSelectorRequirement) error 
 	})
 }
 
-func (d *decoder) requirements(v any, out *[]corev1.NodeSelectorRequirement) error {
-	return d.list(v, func(_ int, e any) error {
+func (d *decoder) requirements(v ast.Value, out *[]corev1.NodeSelectorRequirement) error {
+	return d.list(v, func(_ int, e ast.Value) error {
 		var r corev1.NodeSelectorRequirement
 		if err := d.requirement(e, &r); err != nil {
 			return err
@@ -161,8 +187,8 @@ func (d *decoder) requirements(v any, out *[]corev1.NodeSelectorRequirement) err
 	})
 }
 
-func (d *decoder) term(v any, out *corev1.NodeSelectorTerm) error {
-	return d.object(v, func(k string, e any) (bool, error) {
+func (d *decoder) term(v ast.Value, out *corev1.NodeSelectorTerm) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "matchExpressions":
 			return true, d.requirements(e, &out.MatchExpressions)
@@ -173,8 +199,8 @@ func (d *decoder) term(v any, out *corev1.NodeSelectorTerm) error {
 	})
 }
 
-func (d *decoder) preferred(v any, out *corev1.PreferredSchedulingTerm) error {
-	return d.object(v, func(k string, e any) (bool, error) {
+func (d *decoder) preferred(v ast.Value, out *corev1.PreferredSchedulingTerm) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "weight":
 			return true, d.int32(e, &out.Weight)
@@ -185,8 +211,8 @@ func (d *decoder) preferred(v any, out *corev1.PreferredSchedulingTerm) error {
 	})
 }
 
-func (d *decoder) denial(v any, out *Denial) error {
-	return d.object(v, func(k string, e any) (bool, error) {
+func (d *decoder) denial(v ast.Value, out *Denial) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "rule":
 			return true, d.str(e, &out.Rule)
@@ -197,8 +223,8 @@ func (d *decoder) denial(v any, out *Denial) error {
 	})
 }
 
-func (d *decoder) denials(v any, out *[]Denial) error {
-	return d.list(v, func(_ int, e any) error {
+func (d *decoder) denials(v ast.Value, out *[]Denial) error {
+	return d.list(v, func(_ int, e ast.Value) error {
 		var x Denial
 		err := d.denial(e, &x)
 		*out = append(*out, x)

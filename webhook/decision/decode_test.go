@@ -1,19 +1,18 @@
 package decision
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
-func parse(t *testing.T, doc string) any {
+func parse(t *testing.T, doc string) ast.Value {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(doc))
-	dec.UseNumber() // as OPA returns numbers
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := ast.ValueFromReader(strings.NewReader(doc))
+	if err != nil {
 		t.Fatal(err)
 	}
 	return v
@@ -66,5 +65,34 @@ func TestDecodeMutatingRejectsWrongShapes(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tt.doc, err, tt.want)
 		}
+	}
+}
+
+// Policies return sets; they decode in Rego's sort order whatever order the
+// evaluator built them in, and null stands for an absent field.
+func TestDecodeMutatingReadsSetsInSortOrder(t *testing.T) {
+	warn := func(order ...string) ast.Value {
+		s := ast.NewSet()
+		for _, w := range order {
+			s.Add(ast.StringTerm(w))
+		}
+		return ast.NewObject(
+			ast.Item(ast.StringTerm("warnings"), ast.NewTerm(s)),
+			ast.Item(ast.StringTerm("labels"), ast.NullTerm()),
+		)
+	}
+	a, err := DecodeMutating(warn("b", "c", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := DecodeMutating(warn("c", "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(a.Warnings, ",") != "a,b,c" || strings.Join(b.Warnings, ",") != "a,b,c" {
+		t.Errorf("warnings %v and %v, want a,b,c for both", a.Warnings, b.Warnings)
+	}
+	if a.Labels != nil {
+		t.Errorf("labels = %v, want none for null", a.Labels)
 	}
 }

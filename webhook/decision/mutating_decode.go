@@ -1,6 +1,7 @@
 package decision
 
 import (
+	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -8,22 +9,22 @@ import (
 // rejects documents that do not fit the schema, naming the offending path,
 // so that a policy that returns a wrong shape denies with a clear error
 // rather than half-applying.
-func DecodeMutating(v any) (*Mutating, error) {
+func DecodeMutating(v ast.Value) (*Mutating, error) {
 	out := &Mutating{}
 	d := &decoder{}
-	err := d.object(v, func(k string, e any) (bool, error) {
+	err := d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "deny":
 			return true, d.denials(e, &out.Deny)
 		case "warnings":
 			return true, d.strings(e, &out.Warnings)
 		case "affinity":
-			return true, d.object(e, func(k string, e any) (bool, error) {
+			return true, d.object(e, func(k string, e ast.Value) (bool, error) {
 				switch k {
 				case "required":
 					return true, d.requirements(e, &out.Affinity.Required)
 				case "preferred":
-					return true, d.list(e, func(_ int, e any) error {
+					return true, d.list(e, func(_ int, e ast.Value) error {
 						var p corev1.PreferredSchedulingTerm
 						err := d.preferred(e, &p)
 						out.Affinity.Preferred = append(out.Affinity.Preferred, p)
@@ -33,9 +34,9 @@ func DecodeMutating(v any) (*Mutating, error) {
 				return false, nil
 			})
 		case "mountPropagation":
-			return true, d.list(e, func(_ int, e any) error {
+			return true, d.list(e, func(_ int, e ast.Value) error {
 				var m MountPropagation
-				err := d.object(e, func(k string, e any) (bool, error) {
+				err := d.object(e, func(k string, e ast.Value) (bool, error) {
 					switch k {
 					case "volume":
 						return true, d.str(e, &m.Volume)
@@ -55,9 +56,9 @@ func DecodeMutating(v any) (*Mutating, error) {
 		case "labels":
 			return true, d.stringMap(e, &out.Labels)
 		case "volumeRewrites":
-			return true, d.list(e, func(_ int, e any) error {
+			return true, d.list(e, func(_ int, e ast.Value) error {
 				var r VolumeRewrite
-				err := d.object(e, func(k string, e any) (bool, error) {
+				err := d.object(e, func(k string, e ast.Value) (bool, error) {
 					switch k {
 					case "volume":
 						return true, d.str(e, &r.Volume)
@@ -70,7 +71,7 @@ func DecodeMutating(v any) (*Mutating, error) {
 				return err
 			})
 		case "sidecars":
-			return true, d.list(e, func(_ int, e any) error {
+			return true, d.list(e, func(_ int, e ast.Value) error {
 				var s Sidecar
 				err := d.sidecar(e, &s)
 				out.Sidecars = append(out.Sidecars, s)
@@ -85,8 +86,8 @@ func DecodeMutating(v any) (*Mutating, error) {
 	return out, nil
 }
 
-func (d *decoder) sidecar(v any, s *Sidecar) error {
-	return d.object(v, func(k string, e any) (bool, error) {
+func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "volume":
 			return true, d.str(e, &s.Volume)

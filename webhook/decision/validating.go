@@ -1,5 +1,7 @@
 package decision
 
+import "github.com/open-policy-agent/opa/v1/ast"
+
 // Validating is what the validating policies decide for one object.
 type Validating struct {
 	// Deny, when not empty, rejects the object.
@@ -22,19 +24,19 @@ type Claim struct {
 
 // DecodeValidating converts a policy result into a Validating decision,
 // rejecting documents that do not fit the schema.
-func DecodeValidating(v any) (*Validating, error) {
+func DecodeValidating(v ast.Value) (*Validating, error) {
 	out := &Validating{}
 	d := &decoder{}
-	err := d.object(v, func(k string, e any) (bool, error) {
+	err := d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "deny":
 			return true, d.denials(e, &out.Deny)
 		case "warnings":
 			return true, d.strings(e, &out.Warnings)
 		case "claims":
-			return true, d.list(e, func(_ int, e any) error {
+			return true, d.list(e, func(_ int, e ast.Value) error {
 				var c Claim
-				err := d.object(e, func(k string, e any) (bool, error) {
+				err := d.object(e, func(k string, e ast.Value) (bool, error) {
 					switch k {
 					case "dataset":
 						return true, d.str(e, &c.Dataset)

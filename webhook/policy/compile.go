@@ -92,14 +92,8 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 	}
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]rego.PreparedEvalQuery{}, deterministic: deterministic(compiler)}
-	for _, q := range queries {
-		pq, err := rego.New(
-			rego.Query(q),
-			rego.Compiler(compiler),
-			rego.Store(store),
-			rego.StoreReadAST(true),
-			rego.StrictBuiltinErrors(true),
-		).PrepareForEval(ctx)
+	for i, q := range queries {
+		pq, err := prepare(ctx, q, i, compiler, store)
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}
@@ -132,9 +126,11 @@ func (e *EvalError) Error() string { return fmt.Sprintf("evaluating policy %s: %
 
 func (e *EvalError) Unwrap() error { return e.Err }
 
-// Eval evaluates a prepared query with input and returns its single value.
-// An undefined result is an error: every Sluice entrypoint always has a value.
-func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (any, error) {
+// Eval evaluates a prepared query with input and returns its single value,
+// as the evaluator produced it (sets unsorted; callers that need an order
+// sort them). An undefined result is an error: every Sluice entrypoint
+// always has a value.
+func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast.Value, error) {
 	pq, ok := c.queries[query]
 	if !ok {
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("query was not prepared")}
@@ -144,12 +140,16 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (any
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalSortSets(true))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue))
 	if err != nil {
 		return nil, &EvalError{Query: query, Err: err}
 	}
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("undefined or ambiguous result (%d results)", len(rs))}
 	}
-	return rs[0].Expressions[0].Value, nil
+	return rs[0].Expressions[0].Value.(ast.Value), nil
 }
+
+// keepValue stands in for the conversion of results to Go values: the
+// decoders read Rego values directly.
+func keepValue(t *ast.Term, _ *rego.EvalContext) (any, error) { return t.Value, nil }

@@ -41,7 +41,7 @@ func (e *Engine) Ready() bool { return e.active.Load() != nil }
 func (e *Engine) Active() *Compiled { return e.active.Load() }
 
 // Eval evaluates query against the active bundle.
-func (e *Engine) Eval(ctx context.Context, query string, input ast.Value) (any, error) {
+func (e *Engine) Eval(ctx context.Context, query string, input ast.Value) (ast.Value, error) {
 	c := e.active.Load()
 	if c == nil {
 		return nil, ErrNotReady

@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+)
+
+// countingStore counts the reads evaluations make.
+type countingStore struct {
+	storage.Store
+	reads atomic.Int64
+}
+
+func (s *countingStore) Read(ctx context.Context, txn storage.Transaction, path storage.Path) (any, error) {
+	s.reads.Add(1)
+	return s.Store.Read(ctx, txn, path)
+}
+
+const prepareModule = `package t
+
+limit := data.sluice.config.limit
+
+answer contains {"n": n, "w": w.weight} if {
+	some w in data.sluice.config.weights
+	some n in input.numbers
+	n < limit
+}`
+
+func compileForTest(t *testing.T) (*ast.Compiler, *countingStore) {
+	t.Helper()
+	b := bundleWith(prepareModule)
+	b.Data = map[string]any{"limit": 3, "weights": []any{map[string]any{"weight": 10}, map[string]any{"weight": 20}}}
+	modules, err := ParseModules(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ast.NewCompiler()
+	if c.Compile(modules); c.Failed() {
+		t.Fatal(c.Errors)
+	}
+	return c, &countingStore{Store: NewStore(b)}
+}
+
+// The prepared query reads policy data at preparation, not per evaluation,
+// and gives the same result as the query evaluated as written.
+func TestPrepareFoldsPolicyData(t *testing.T) {
+	ctx := context.Background()
+	input, err := ast.ValueFromReader(strings.NewReader(`{"numbers": [1, 2, 5]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, store := compileForTest(t)
+	pq, err := prepare(ctx, "data.t.answer", 0, c, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.reads.Store(0)
+	got, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalSortSets(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := store.reads.Load(); n != 0 {
+		t.Errorf("the prepared query read policy data %d times per evaluation, want 0", n)
+	}
+
+	c2, plain := compileForTest(t)
+	want, err := rego.New(rego.Query("data.t.answer"), rego.Compiler(c2), rego.Store(plain), rego.ParsedInput(input)).Eval(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.reads.Load() == 0 {
+		t.Error("the query as written read no policy data; the test does not test folding")
+	}
+	if len(got) != 1 || len(want) != 1 || ast.MustInterfaceToValue(got[0].Expressions[0].Value).Compare(ast.MustInterfaceToValue(want[0].Expressions[0].Value)) != 0 {
+		t.Errorf("prepared %v, as written %v", got, want)
+	}
+}
