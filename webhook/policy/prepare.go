@@ -40,19 +40,19 @@ func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store
 	).PrepareForEval(ctx)
 }
 
-// completeRules lists the complete (single-value, argument-free) rules of the
-// compiled modules. Partial evaluation keeps them as rules: evaluated once
+// completeRules lists the complete rules of the compiled modules (single
+// value, no arguments, a plain name: pod_annotations["k"] := v adds to an
+// object and is not one). Partial evaluation keeps them as rules: evaluated once
 // per query and cached, where inlining would repeat them at every use.
 func completeRules(compiler *ast.Compiler) []string {
 	var refs []string
 	seen := map[string]bool{}
 	for _, m := range compiler.Modules {
 		for _, r := range m.Rules {
-			if len(r.Head.Args) > 0 || r.Head.RuleKind() != ast.SingleValue {
+			if len(r.Head.Args) > 0 || r.Head.RuleKind() != ast.SingleValue || len(r.Ref()) > 1 {
 				continue
 			}
-			ref := r.Ref().GroundPrefix()
-			ref = m.Package.Path.Extend(ref)
+			ref := m.Package.Path.Extend(r.Ref())
 			k := ref.String()
 			if !seen[k] {
 				seen[k] = true

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -79,5 +80,27 @@ func TestPrepareFoldsPolicyData(t *testing.T) {
 	}
 	if len(got) != 1 || len(want) != 1 || ast.MustInterfaceToValue(got[0].Expressions[0].Value).Compare(ast.MustInterfaceToValue(want[0].Expressions[0].Value)) != 0 {
 		t.Errorf("prepared %v, as written %v", got, want)
+	}
+}
+
+// Nondeterministic builtins stay in the prepared query and run on every
+// evaluation; partial evaluation must not fold them into a constant.
+func TestPrepareKeepsNondeterministicBuiltins(t *testing.T) {
+	ctx := context.Background()
+	c, err := Compile(ctx, bundleWith("package t\nanswer := time.now_ns()"), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := c.Eval(ctx, q, ast.NewObject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Millisecond)
+	second, err := c.Eval(ctx, q, ast.NewObject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Compare(second) == 0 {
+		t.Errorf("time.now_ns() gave %v twice: it was folded at preparation", first)
 	}
 }
