@@ -65,10 +65,11 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		Client: mgr.GetClient(), Engine: engine, Base: base, Namespaces: o.PolicyNamespaces,
 		Recorder: mgr.GetEventRecorder("sluice-webhook"),
 	}
-	if err := setupReloader(mgr, reloader); err != nil {
+	changes := &snapshot.Changes{}
+	if err := setupReloader(mgr, reloader, changes); err != nil {
 		return nil, err
 	}
-	wh := &admission.Webhook{Handler: NewMutatingHandler(engine, mgr.GetCache(), native, o.DecisionCacheSize), RecoverPanic: ptr.To(true)}
+	wh := &admission.Webhook{Handler: NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize), RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
@@ -95,12 +96,13 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 }
 
 // NewMutatingHandler returns the mutating admission handler, reading
-// cluster objects from r (the manager's cache in the webhook).
+// cluster objects from r (the manager's cache in the webhook), whose
+// changes, once tracked, let unchanged dataset volumes be reused.
 // decisionCacheSize decisions are remembered (0 disables the cache).
-func NewMutatingHandler(engine *policy.Engine, r client.Reader, nativeSidecars bool, decisionCacheSize int) *mutating.Handler {
+func NewMutatingHandler(engine *policy.Engine, r client.Reader, changes *snapshot.Changes, nativeSidecars bool, decisionCacheSize int) *mutating.Handler {
 	return &mutating.Handler{Pipeline: &mutating.Pipeline{
 		Engine:         engine,
-		Gatherer:       &snapshot.Gatherer{Reader: r},
+		Gatherer:       &snapshot.Gatherer{Reader: r, Changes: changes},
 		Mutators:       mutating.DefaultMutators(),
 		NativeSidecars: nativeSidecars,
 		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize),
@@ -159,7 +161,7 @@ func informed() []client.Object {
 	}
 }
 
-func setupReloader(mgr manager.Manager, r *Reloader) error {
+func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) error {
 	toBundle := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: bundleKey}}
 	})
@@ -170,13 +172,17 @@ func setupReloader(mgr manager.Manager, r *Reloader) error {
 	if err != nil {
 		return fmt.Errorf("setting up the policy reloader: %w", err)
 	}
-	// Start the informers the pipeline reads, and load the first bundle once
+	// Start the informers the pipeline reads, stamp the objects dataset
+	// volumes come from (Changes), and load the first bundle once
 	// the caches have synced, even if no policy ConfigMap exists.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
 		for _, obj := range informed() {
 			if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 				return fmt.Errorf("starting the informer for %T: %w", obj, err)
 			}
+		}
+		if err := changes.Track(ctx, mgr.GetCache(), snapshot.SourceKinds()...); err != nil {
+			return err
 		}
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			return errors.New("caches did not sync")

@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-data/sluice/tests/testobj"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 const (
@@ -33,6 +34,7 @@ var (
 	setupOnce sync.Once
 	setupErr  error
 	reader    client.Reader
+	changes   *snapshot.Changes
 	engine    *policy.Engine
 )
 
@@ -81,6 +83,11 @@ func setup(b *testing.B) (client.Reader, *policy.Engine) {
 			return
 		}
 		reader = c
+		// As the webhook does: stamp the objects dataset volumes come from.
+		changes = &snapshot.Changes{}
+		if setupErr = changes.Track(ctx, c, snapshot.SourceKinds()...); setupErr != nil {
+			return
+		}
 		// The API server and etcd run on this machine too; let them finish
 		// the seeding's aftermath (watch fan-out, compaction) so that the
 		// benchmarks measure the handlers, not the control plane's backlog.
@@ -171,7 +178,7 @@ func BenchmarkAdmission(b *testing.B) {
 		{"sidecar/uncached", map[string]string{datav1alpha1.LabelServerlessInject: "true"}, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := webhook.NewMutatingHandler(engine, r, true, bc.cacheSize)
+			h := webhook.NewMutatingHandler(engine, r, changes, true, bc.cacheSize)
 			reqs := requests(b, bc.labels)
 			ctx := context.Background()
 			// One pass over every request first: the cached rows then measure

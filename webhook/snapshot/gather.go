@@ -20,8 +20,13 @@ import (
 type Gatherer struct {
 	// Reader serves PVCs, PVs, Datasets, runtimes, DaemonSets and Namespaces.
 	Reader client.Reader
+	// Changes, when it tracks the informers behind Reader, lets a dataset
+	// volume be reused without reading its objects again while none of
+	// them has changed.
+	Changes *Changes
 
-	memo volumeMemo
+	memo    volumeMemo
+	tracked trackedMemo
 }
 
 // DatasetVolumes returns one entry per Pod volume whose PVC belongs to a
@@ -65,6 +70,11 @@ type sources struct {
 	pv      *corev1.PersistentVolume
 	runtime client.Object
 	fuse    *appsv1.DaemonSet
+	// deps are the objects read (or found missing), with their stamps
+	// taken before each read, when changes are tracked; untracked is true
+	// when one of them is of a kind Changes does not track.
+	deps      []dependency
+	untracked bool
 }
 
 // key identifies the facts built from the sources for one Pod volume. It is
@@ -89,15 +99,33 @@ func (s *sources) key(volume string) (string, bool) {
 }
 
 func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1.Volume) (DatasetVolume, bool, error) {
+	tracking := g.Changes.Tracking()
+	tk := trackedKey{namespace: namespace, claim: v.PersistentVolumeClaim.ClaimName, volume: v.Name}
+	if tracking {
+		if e, ok := g.tracked.get(tk); ok && g.Changes.unchanged(e.deps) {
+			return e.dv, e.ok, nil
+		}
+	}
 	src := sources{pvc: &corev1.PersistentVolumeClaim{}}
-	if found, err := g.get(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}, src.pvc); !found || err != nil {
+	dv, ok, err := g.readVolume(ctx, namespace, v, &src, tracking)
+	if err == nil && tracking && !src.untracked {
+		g.tracked.put(tk, trackedEntry{dv: dv, ok: ok, deps: src.deps})
+	}
+	return dv, ok, err
+}
+
+// readVolume reads the objects behind one Pod volume into src and builds
+// its dataset volume; ok is false when the PVC is missing or not a
+// dataset's.
+func (g *Gatherer) readVolume(ctx context.Context, namespace string, v corev1.Volume, src *sources, tracking bool) (DatasetVolume, bool, error) {
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}, src.pvc, src, tracking); !found || err != nil {
 		return DatasetVolume{}, false, err
 	}
 	dsKey, ok := DatasetOfClaim(src.pvc)
 	if !ok {
 		return DatasetVolume{}, false, nil
 	}
-	if err := g.read(ctx, dsKey, &src); err != nil {
+	if err := g.read(ctx, dsKey, src, tracking); err != nil {
 		return DatasetVolume{}, false, err
 	}
 	key, rememberable := src.key(v.Name)
@@ -106,7 +134,7 @@ func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1
 			return dv, true, nil
 		}
 	}
-	dv := build(v.Name, dsKey, &src)
+	dv := build(v.Name, dsKey, src)
 	if rememberable {
 		dv.value = &lazyValue{}
 		g.memo.put(key, dv)
@@ -114,8 +142,16 @@ func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1
 	return dv, true, nil
 }
 
-// get reads one object; a missing object is not an error.
-func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
+// get reads one object; a missing object is not an error. When tracking,
+// it first records the object's stamp in src.
+func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object, src *sources, tracking bool) (bool, error) {
+	if tracking {
+		if !g.Changes.Tracks(obj) {
+			src.untracked = true
+		}
+		k := objectKey{kind: reflect.TypeOf(obj), namespace: key.Namespace, name: key.Name}
+		src.deps = append(src.deps, dependency{key: k, stamp: g.Changes.Stamp(obj, key.Namespace, key.Name)})
+	}
 	return GetOptional(ctx, g.Reader, key, obj)
 }
 
@@ -133,16 +169,16 @@ func GetOptional(ctx context.Context, r client.Reader, key types.NamespacedName,
 
 // read fetches the dataset, its PV, its runtime and the runtime's FUSE
 // DaemonSet into src, leaving missing ones nil.
-func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *sources) error {
+func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *sources, tracking bool) error {
 	ds := &datav1alpha1.Dataset{}
-	found, err := g.get(ctx, dsKey, ds)
+	found, err := g.get(ctx, dsKey, ds, src, tracking)
 	if err != nil || !found {
 		return err
 	}
 	src.dataset = ds
 	if name := src.pvc.Spec.VolumeName; name != "" {
 		pv := &corev1.PersistentVolume{}
-		if found, err := g.get(ctx, types.NamespacedName{Name: name}, pv); err != nil {
+		if found, err := g.get(ctx, types.NamespacedName{Name: name}, pv, src, tracking); err != nil {
 			return err
 		} else if found {
 			src.pv = pv
@@ -157,12 +193,12 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 		return nil
 	}
 	rt := newObj()
-	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, rt); err != nil || !found {
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, rt, src, tracking); err != nil || !found {
 		return err
 	}
 	src.runtime = rt
 	fuse := &appsv1.DaemonSet{}
-	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
+	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name + datav1alpha1.FuseDaemonSetSuffix}, fuse, src, tracking); err != nil {
 		return err
 	} else if found {
 		src.fuse = fuse
@@ -233,6 +269,16 @@ var runtimeKinds = map[string]func() client.Object{
 	"juicefs": func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
 	"jindo":   func() client.Object { return &datav1alpha1.JindoRuntime{} },
 	"thin":    func() client.Object { return &datav1alpha1.ThinRuntime{} },
+}
+
+// SourceKinds are the kinds of object dataset volumes are built from: the
+// kinds Changes must track for a Gatherer.
+func SourceKinds() []client.Object {
+	out := []client.Object{&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &datav1alpha1.Dataset{}, &appsv1.DaemonSet{}}
+	for _, t := range RuntimeTypes() {
+		out = append(out, runtimeKinds[t]())
+	}
+	return out
 }
 
 // RuntimeTypes returns the runtime types the webhook understands, sorted.

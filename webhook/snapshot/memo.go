@@ -35,6 +35,40 @@ func (vm *volumeMemo) put(key string, dv DatasetVolume) {
 	vm.m[key] = dv
 }
 
+// trackedKey identifies a Pod volume by namespace, claim and volume name.
+type trackedKey struct{ namespace, claim, volume string }
+
+// trackedEntry is a gathered volume (ok false: not a dataset volume) with
+// the objects it was built from.
+type trackedEntry struct {
+	dv   DatasetVolume
+	ok   bool
+	deps []dependency
+}
+
+// trackedMemo remembers gathered volumes by Pod volume while changes are
+// tracked; an entry is valid while its dependencies are unchanged.
+type trackedMemo struct {
+	mu sync.Mutex
+	m  map[trackedKey]trackedEntry
+}
+
+func (tm *trackedMemo) get(k trackedKey) (trackedEntry, bool) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	e, ok := tm.m[k]
+	return e, ok
+}
+
+func (tm *trackedMemo) put(k trackedKey, e trackedEntry) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if tm.m == nil || len(tm.m) >= memoLimit {
+		tm.m = make(map[trackedKey]trackedEntry)
+	}
+	tm.m[k] = e
+}
+
 // plainVolume is DatasetVolume without its RegoValue method.
 type plainVolume DatasetVolume
 
