@@ -8,32 +8,36 @@ import (
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
-// memoLimit bounds the remembered dataset volumes; past it the memo starts over.
+// memoLimit bounds each memo; past it the memo starts over.
 const memoLimit = 8192
+
+// memo is a map safe for concurrent use that starts over when it holds
+// memoLimit entries.
+type memo[K comparable, V any] struct {
+	mu sync.Mutex
+	m  map[K]V
+}
+
+func (m *memo[K, V]) get(k K) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[k]
+	return v, ok
+}
+
+func (m *memo[K, V]) put(k K, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= memoLimit {
+		m.m = make(map[K]V)
+	}
+	m.m[k] = v
+}
 
 // volumeMemo remembers gathered dataset volumes, with their policy values,
 // keyed by the volume and the resource versions of every object they were
 // built from, so an unchanged dataset is converted to a Rego value once.
-type volumeMemo struct {
-	mu sync.Mutex
-	m  map[string]DatasetVolume
-}
-
-func (vm *volumeMemo) get(key string) (DatasetVolume, bool) {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	dv, ok := vm.m[key]
-	return dv, ok
-}
-
-func (vm *volumeMemo) put(key string, dv DatasetVolume) {
-	vm.mu.Lock()
-	defer vm.mu.Unlock()
-	if vm.m == nil || len(vm.m) >= memoLimit {
-		vm.m = make(map[string]DatasetVolume)
-	}
-	vm.m[key] = dv
-}
+type volumeMemo = memo[string, DatasetVolume]
 
 // trackedKey identifies a Pod volume by namespace, claim and volume name.
 type trackedKey struct{ namespace, claim, volume string }
@@ -48,26 +52,7 @@ type trackedEntry struct {
 
 // trackedMemo remembers gathered volumes by Pod volume while changes are
 // tracked; an entry is valid while its dependencies are unchanged.
-type trackedMemo struct {
-	mu sync.Mutex
-	m  map[trackedKey]trackedEntry
-}
-
-func (tm *trackedMemo) get(k trackedKey) (trackedEntry, bool) {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	e, ok := tm.m[k]
-	return e, ok
-}
-
-func (tm *trackedMemo) put(k trackedKey, e trackedEntry) {
-	tm.mu.Lock()
-	defer tm.mu.Unlock()
-	if tm.m == nil || len(tm.m) >= memoLimit {
-		tm.m = make(map[trackedKey]trackedEntry)
-	}
-	tm.m[k] = e
-}
+type trackedMemo = memo[trackedKey, trackedEntry]
 
 // plainVolume is DatasetVolume without its RegoValue method.
 type plainVolume DatasetVolume
