@@ -20,6 +20,10 @@ import (
 type ReleaseReconciler struct {
 	// Client reads operations and writes Dataset status.
 	Client client.Client
+	// Cache, when set, is read first: a Dataset it shows without holders is
+	// not read from the API server (a holder added since wakes the Dataset
+	// again through its watch).
+	Cache client.Reader
 	// Grace is how long a claim of a missing operation is kept.
 	Grace time.Duration
 	// Now returns the current time; time.Now when nil.
@@ -36,6 +40,11 @@ func (r *ReleaseReconciler) now() time.Time {
 // Reconcile implements reconcile.Reconciler for Datasets.
 func (r *ReleaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ds := &datav1alpha1.Dataset{}
+	if r.Cache != nil {
+		if err := r.Cache.Get(ctx, req.NamespacedName, ds); err != nil || !hasHolders(ds) {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
 	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -81,4 +90,14 @@ func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim
 		return false, 0, err
 	}
 	return op.GetDeletionTimestamp() != nil || claim.Finished(op), 0, nil
+}
+
+// hasHolders reports whether any operation holds the Dataset.
+func hasHolders(ds *datav1alpha1.Dataset) bool {
+	for _, names := range ds.Status.OperationRef {
+		if names != "" {
+			return true
+		}
+	}
+	return false
 }

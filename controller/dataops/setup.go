@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -42,12 +43,18 @@ func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
 	})
-	b := builder.ControllerManagedBy(mgr).Named("dataset-claims").For(&datav1alpha1.Dataset{})
+	// Only Datasets that some operation holds have claims to release; the
+	// others' changes (binding, cache states) are not this controller's.
+	held := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		ds, ok := o.(*datav1alpha1.Dataset)
+		return !ok || hasHolders(ds)
+	})
+	b := builder.ControllerManagedBy(mgr).Named("dataset-claims").For(&datav1alpha1.Dataset{}, builder.WithPredicates(held))
 	for _, k := range kinds {
 		op, _ := claim.NewOperation(k)
 		b = b.Watches(op, toDataset)
 	}
-	if err := b.Complete(&ReleaseReconciler{Client: r.Live, Grace: r.Grace}); err != nil {
+	if err := b.Complete(&ReleaseReconciler{Client: r.Live, Cache: r.Client, Grace: r.Grace}); err != nil {
 		return err
 	}
 	claimer := &claim.Claimer{Client: r.Live, Grace: r.Grace, Attempts: 8}

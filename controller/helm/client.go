@@ -9,8 +9,10 @@ import (
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/kube"
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -30,6 +32,9 @@ func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log 
 	cfg := &action.Configuration{}
 	if err := cfg.Init(getter, namespace, "secret", log); err != nil {
 		return nil, fmt.Errorf("initialising Helm for namespace %s: %w", namespace, err)
+	}
+	if kc, ok := cfg.KubeClient.(*kube.Client); ok {
+		cfg.KubeClient = &probedKube{Client: kc, ttl: reachableFor}
 	}
 	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute}, nil
 }
@@ -53,15 +58,18 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 }
 
 // Latest returns the latest revision of a release, or nil if there is none.
+// It reads Helm's release storage directly (one List of the release's
+// records): action.Get would first probe the API server's reachability.
 func (c *Client) Latest(name string) (*release.Release, error) {
-	rel, err := action.NewGet(c.cfg).Run(name)
-	if errors.Is(err, driver.ErrReleaseNotFound) {
+	history, err := c.cfg.Releases.History(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) || (err == nil && len(history) == 0) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading release %s: %w", name, err)
 	}
-	return rel, nil
+	releaseutil.Reverse(history, releaseutil.SortByRevision)
+	return history[0], nil
 }
 
 // Install installs a release.

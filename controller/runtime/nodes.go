@@ -6,9 +6,9 @@ import (
 	"maps"
 	"regexp"
 	"strconv"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,24 +98,45 @@ var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
 // patchNode adds or removes labels on a node and recomputes dataset-num.
 // Runtimes reconcile concurrently and kwok or the kubelet keep updating
 // node status, so the change is a merge patch of the labels alone, built
-// under a per-node lock from a fresh read: no lost update, no conflict
-// retries. A node whose cached labels already say the same is not touched.
+// under a per-node lock from the node as last known (the cache, or this
+// controller's own last change of it when the cache does not show that
+// yet), with that node's resourceVersion as a precondition: the API server
+// applies it only if the node has not changed since, which is the rule.
+// Otherwise (a conflict) it is recomputed from a fresh read, without
+// precondition: the lock keeps this controller's own label changes of the
+// node in order. A node whose labels already say the same is not touched.
 func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[string]string, add bool) error {
+	key := types.NamespacedName{Name: name}
+	st := r.nodes.lock(name)
+	defer st.Unlock()
 	n := &corev1.Node{}
-	if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+	if err := r.Client.Get(ctx, key, n); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if _, changed := relabel(n.Labels, labels, add); !changed {
-		return nil
+	st.recall(n)
+	patched, err := r.patchLabels(ctx, n, labels, add, n.ResourceVersion)
+	if apierrors.IsConflict(err) {
+		if err := r.reader().Get(ctx, key, n); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		patched, err = r.patchLabels(ctx, n, labels, add, "")
 	}
-	unlock := r.nodeLocks.lock(name)
-	defer unlock()
-	if err := r.reader().Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+	if err != nil {
 		return client.IgnoreNotFound(err)
 	}
+	if patched {
+		st.remember(n)
+	}
+	return nil
+}
+
+// patchLabels merge-patches the difference between n's labels and n's
+// labels relabelled, if any, and updates n to the patched node; a
+// non-empty resourceVersion is the patch's precondition.
+func (r *Reconciler) patchLabels(ctx context.Context, n *corev1.Node, labels map[string]string, add bool, resourceVersion string) (bool, error) {
 	next, changed := relabel(n.Labels, labels, add)
 	if !changed {
-		return nil
+		return false, nil
 	}
 	diff := map[string]any{}
 	for k, v := range next {
@@ -128,11 +149,15 @@ func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[stri
 			diff[k] = nil
 		}
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": diff}})
-	if err != nil {
-		return err
+	m := map[string]any{"labels": diff}
+	if resourceVersion != "" {
+		m["resourceVersion"] = resourceVersion
 	}
-	return client.IgnoreNotFound(r.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch)))
+	patch, err := json.Marshal(map[string]any{"metadata": m})
+	if err != nil {
+		return false, err
+	}
+	return true, r.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch))
 }
 
 // relabel returns a node's labels with labels added or removed and
@@ -162,27 +187,6 @@ func relabel(current, labels map[string]string, add bool) (map[string]string, bo
 		delete(next, datav1alpha1.LabelDatasetNum)
 	}
 	return next, !maps.Equal(next, current)
-}
-
-// keyedLocks serialises work per key (here: node name).
-type keyedLocks struct {
-	mu sync.Mutex
-	m  map[string]*sync.Mutex
-}
-
-func (k *keyedLocks) lock(key string) (unlock func()) {
-	k.mu.Lock()
-	if k.m == nil {
-		k.m = map[string]*sync.Mutex{}
-	}
-	l, ok := k.m[key]
-	if !ok {
-		l = &sync.Mutex{}
-		k.m[key] = l
-	}
-	k.mu.Unlock()
-	l.Lock()
-	return l.Unlock
 }
 
 func podReady(p *corev1.Pod) bool {

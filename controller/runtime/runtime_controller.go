@@ -5,22 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
@@ -60,8 +61,9 @@ type Reconciler struct {
 	// records nothing.
 	Events events.EventRecorder
 
-	nodeLocks keyedLocks
-	chart     helm.ChartLoader
+	nodes   nodeStates
+	written written
+	chart   helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo
 }
@@ -152,6 +154,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	if waiting != "" {
+		if act != helm.ActionNone && act != helm.ActionWait {
+			// The release was just changed: the cache shows its workloads
+			// as they were before, if at all. The reconcile their changes
+			// wake (or the requeue) writes the status, often straight to
+			// Ready when the controller is busy; the release's event says
+			// what happened.
+			return ctrl.Result{RequeueAfter: waitWorkers}, nil
+		}
 		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, metav1.ConditionFalse, waiting, waitMessages[waiting])
 	}
 	if err := r.ensureVolumes(ctx, ds, rt); err != nil {
@@ -193,13 +203,23 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 	return ""
 }
 
+// ensureVolumes creates the Dataset's PVC, then its PV bound in advance to
+// that PVC by name and UID, so that the PV controller only has to record
+// the binding (a PV that names its claim without UID is rewritten first).
 func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+	pvc, err := volume.PVC(ds)
+	if err != nil {
+		return err
+	}
+	if err := r.createIfMissing(ctx, pvc); err != nil {
+		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
 	mountType, err := r.MountType(ctx, rt)
 	if err != nil {
 		return err
 	}
 	pv, err := volume.PV(ds, volume.Spec{
-		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: mountType,
+		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: mountType, ClaimUID: pvc.UID,
 		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(rt),
 	})
 	if err != nil {
@@ -208,20 +228,14 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset
 	if err := r.createIfMissing(ctx, pv); err != nil {
 		return fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
-	pvc, err := volume.PVC(ds)
-	if err != nil {
-		return err
-	}
-	if err := r.createIfMissing(ctx, pvc); err != nil {
-		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
-	}
 	return nil
 }
 
-// createIfMissing creates obj unless the cache already holds it.
+// createIfMissing creates obj unless the cache already holds it; obj is
+// then the object as stored (when the cache lags behind a create, it is
+// left as given).
 func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) error {
-	existing := obj.DeepCopyObject().(client.Object)
-	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing); {
+	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
 	case err == nil:
 		return nil
 	case !apierrors.IsNotFound(err):
@@ -250,6 +264,13 @@ func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt clie
 // setReady writes the runtime's Ready condition and status counts.
 func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status metav1.ConditionStatus, reason, msg string) error {
 	s := statusOf(rt)
+	last, recent := r.written.recent(rt.GetUID(), progressEvery)
+	if recent {
+		// This controller alone writes the runtime's conditions, and the
+		// cache may not show its last write yet: a transition is neither
+		// recorded nor written twice.
+		s.Conditions = slices.Clone(last.Conditions)
+	}
 	prev := meta.FindStatusCondition(s.Conditions, ConditionReady)
 	// A new runtime starting to wait is no news (its release event says it
 	// started); every later change of state is an event.
@@ -272,11 +293,20 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	if equality.Semantic.DeepEqual(statusOf(cached), s) {
 		return nil
 	}
+	// What this controller wrote lately counts as written even before the
+	// cache shows it; a waiting runtime's progress figures wait a while.
+	if recent && (equality.Semantic.DeepEqual(last, s) || waitMessages[reason] != "" && progressOnly(last, s)) {
+		return nil
+	}
 	// The patch carries only status: the base is this object with the
 	// status as read.
 	base := rt.DeepCopyObject().(client.Object)
 	*statusOf(base) = *statusOf(cached)
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, rt, client.MergeFrom(base)))
+	if err := r.Client.Status().Patch(ctx, rt, client.MergeFrom(base)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	r.written.record(rt.GetUID(), statusOf(rt))
+	return nil
 }
 
 func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {
@@ -296,6 +326,7 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 		return err
 	}
 	r.releases.Forget(client.ObjectKeyFromObject(rt).String())
+	r.written.forget(rt.GetUID())
 	if err := hc.Uninstall(rt.GetName()); err != nil {
 		return err
 	}
@@ -333,16 +364,21 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 	return r.Client.Update(ctx, rt)
 }
 
-// SetupWithManager registers the reconciler, woken by its runtime kind and
-// the worker StatefulSets it owns through Helm (by name).
+// SetupWithManager registers the reconciler, woken by its runtime kind, the
+// Dataset of the same name, the StatefulSets of its release (by Helm's
+// release annotations), its engine's pods and the Pods that mount its
+// Dataset's PVC (watches.go says which changes count).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
 	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil {
 		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
 	}
-	b := ctrl.NewControllerManagedBy(mgr).Named(name).For(r.NewObject()).
+	b := ctrl.NewControllerManagedBy(mgr).Named(name).
+		For(r.NewObject(), builder.WithPredicates(runtimeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests))
+		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged))
 	for _, w := range r.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))
 	}
@@ -353,24 +389,4 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 type Watch struct {
 	Object client.Object
 	Map    handler.MapFunc
-}
-
-// podRequests maps a Pod to the runtimes it matters to: those whose Dataset
-// PVC it mounts (deletion waits for it) and, for an engine pod, its release
-// (worker readiness moves node labels).
-func podRequests(_ context.Context, o client.Object) []reconcile.Request {
-	p, ok := o.(*corev1.Pod)
-	if !ok {
-		return nil
-	}
-	var out []reconcile.Request
-	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}})
-		}
-	}
-	if inst := p.Labels["app.kubernetes.io/instance"]; inst != "" && p.Labels["app.kubernetes.io/managed-by"] == "sluice" {
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: inst}})
-	}
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
@@ -24,6 +25,10 @@ type Spec struct {
 	RuntimeName, RuntimeNamespace string
 	// CleanPolicy is the runtime's FUSE cleanPolicy.
 	CleanPolicy string
+	// ClaimUID is the UID of the dataset's PVC when it exists: the PV's
+	// claimRef then names it completely, and the PV controller binds the
+	// pair without first rewriting the PV.
+	ClaimUID types.UID
 }
 
 // Name is the PV name of a dataset, "<namespace>-<name>", also its CSI volume handle.
@@ -74,7 +79,7 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
 			StorageClassName:              "fluid",
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ds.Namespace, Name: ds.Name},
+			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ds.Namespace, Name: ds.Name, UID: s.ClaimUID},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
 				Driver: datav1alpha1.CSIDriverName, VolumeHandle: name,
 				VolumeAttributes: map[string]string{

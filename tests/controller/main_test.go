@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
@@ -24,7 +25,9 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = "0", "0", false, grace, time.Second
-		mgr, err := controller.New(e.Config, o)
+		cfg := rest.CopyConfig(e.Config)
+		cfg.Wrap(controllerRequests.wrap)
+		mgr, err := controller.New(cfg, o)
 		if err != nil {
 			return err
 		}

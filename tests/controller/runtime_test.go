@@ -101,6 +101,11 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	if pvc.Labels[datav1alpha1.LabelDatasetName] != "imagenet" || pvc.Spec.VolumeName != pv.Name {
 		t.Fatalf("PVC = %+v", pvc)
 	}
+	// The PV names its claim completely (with UID): the PV controller only
+	// records the binding.
+	if ref := pv.Spec.ClaimRef; ref == nil || ref.Name != pvc.Name || ref.Namespace != ns || ref.UID != pvc.UID {
+		t.Fatalf("PV claimRef = %+v, PVC UID %s", pv.Spec.ClaimRef, pvc.UID)
+	}
 	// The runtime's status is written after the Dataset is bound.
 	runtime := &datav1alpha1.JuiceFSRuntime{}
 	eventually(t, 10*time.Second, "the runtime reports ready workers", func() bool {

@@ -1,0 +1,37 @@
+package helm
+
+import (
+	"sync/atomic"
+	"time"
+
+	"helm.sh/helm/v3/pkg/kube"
+)
+
+// reachableFor is how long a successful reachability probe is trusted.
+const reachableFor = 30 * time.Second
+
+// probedKube is Helm's Kubernetes client with its reachability probe
+// remembered for a while. Every install, upgrade, rollback and uninstall
+// starts with the probe, a GET /version; a controller that installs
+// hundreds of releases and talks to the API server all the time learns
+// nothing from repeating it for each. The embedded *kube.Client keeps the
+// optional interfaces Helm's actions look for (three-way merge, deletion
+// propagation, logs, waits).
+type probedKube struct {
+	*kube.Client
+	ttl time.Duration
+	// ok is when the last probe succeeded, in Unix nanoseconds.
+	ok atomic.Int64
+}
+
+// IsReachable implements kube.Interface.
+func (k *probedKube) IsReachable() error {
+	if last := k.ok.Load(); last != 0 && time.Since(time.Unix(0, last)) < k.ttl {
+		return nil
+	}
+	if err := k.Client.IsReachable(); err != nil {
+		return err
+	}
+	k.ok.Store(time.Now().UnixNano())
+	return nil
+}

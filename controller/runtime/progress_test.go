@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines/fake"
+)
+
+// TestStatusWrites follows the status writes of a runtime whose two workers
+// start: none by the reconcile that installs the release, one when it is
+// seen waiting, none for scheduling counts alone until progressEvery has
+// passed, one per ready worker, and neither a second write nor a second
+// event when the cache has not caught up with the controller's last write
+// yet.
+func TestStatusWrites(t *testing.T) {
+	ctx := context.Background()
+	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"},
+		Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b", Name: "b"}}}}
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", UID: "rt-1"}, Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 2}}
+	key := types.NamespacedName{Namespace: "n", Name: "d"}
+
+	// The cache as the reconciler sees it: the API server's objects, or,
+	// while stale is set, the runtime as it was before.
+	var stale *datav1alpha1.AlluxioRuntime
+	writes := 0
+	c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
+		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
+		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && stale != nil {
+					stale.DeepCopyInto(r)
+					return nil
+				}
+				return c.Get(ctx, k, obj, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				if _, ok := obj.(*datav1alpha1.AlluxioRuntime); ok {
+					writes++
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
+		}).Build()
+	recorder := events.NewFakeRecorder(10)
+	hc := helm.NewMemoryClient("n", nil)
+	r := &Reconciler{
+		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
+		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"), Events: recorder,
+	}
+	reconcile := func(what string, wantWrites int) *datav1alpha1.AlluxioRuntime {
+		t.Helper()
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if writes != wantWrites {
+			t.Fatalf("%s: %d status writes, want %d", what, writes, wantWrites)
+		}
+		got := &datav1alpha1.AlluxioRuntime{}
+		if err := c.Get(ctx, key, got); err != nil && stale == nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "d-worker"},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "d-worker"}}}}
+	workers := func(ready int32) {
+		t.Helper()
+		sts.Status = appsv1.StatefulSetStatus{Replicas: 2, ReadyReplicas: ready, AvailableReplicas: ready}
+		if err := c.Status().Update(ctx, sts); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	reconcile("installed", 0)
+	got := reconcile("no workers yet", 1)
+	if cond := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); cond == nil || cond.Reason != ReasonWorkersNotReady {
+		t.Fatalf("waiting runtime's condition: %+v", cond)
+	}
+	before := got.DeepCopy()
+
+	if err := c.Create(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	workers(0)
+	got = reconcile("workers scheduled, none ready", 1)
+	if got.Status.DesiredWorkerNumberScheduled != 0 {
+		t.Errorf("scheduling counts were written at once: %+v", got.Status)
+	}
+
+	stale = before.DeepCopy()
+	stale.Status = datav1alpha1.RuntimeStatus{}
+	reconcile("the cache does not show the first write yet", 1)
+	workers(1)
+	reconcile("a worker is ready, the cache still lags", 2)
+	stale = nil
+	got = reconcile("the cache caught up", 2)
+	if got.Status.WorkerNumberReady != 1 || got.Status.WorkerPhase != datav1alpha1.RuntimePhasePartialReady || got.Status.DesiredWorkerNumberScheduled != 2 {
+		t.Errorf("after a worker became ready: %+v", got.Status)
+	}
+
+	// Scheduling counts that moved alone are written once progressEvery
+	// has passed since the last write.
+	workers(1)
+	sts.Spec.Replicas = ptr.To[int32](3)
+	if err := c.Update(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	sts.Status = appsv1.StatefulSetStatus{Replicas: 3, ReadyReplicas: 1, AvailableReplicas: 1}
+	if err := c.Status().Update(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	reconcile("a third worker is scheduled", 2)
+	r.written.mu.Lock()
+	e := r.written.m[rt.UID]
+	e.at = e.at.Add(-progressEvery)
+	r.written.m[rt.UID] = e
+	r.written.mu.Unlock()
+	got = reconcile("progressEvery later", 3)
+	if got.Status.DesiredWorkerNumberScheduled != 3 {
+		t.Errorf("scheduling counts after progressEvery: %+v", got.Status)
+	}
+
+	sts.Spec.Replicas = ptr.To[int32](2)
+	if err := c.Update(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	workers(2)
+	got = reconcile("all workers ready", 4)
+	if cond := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); cond == nil || cond.Reason != ReasonBound {
+		t.Fatalf("ready runtime's condition: %+v", cond)
+	}
+	stale = before.DeepCopy()
+	reconcile("bound, the cache lags", 4)
+	stale = nil
+	reconcile("bound, steady", 4)
+
+	var recorded []string
+drain:
+	for {
+		select {
+		case e := <-recorder.Events:
+			recorded = append(recorded, e)
+		default:
+			break drain
+		}
+	}
+	bound := 0
+	for _, e := range recorded {
+		if strings.Contains(e, ReasonBound) {
+			bound++
+		}
+	}
+	if bound != 1 {
+		t.Errorf("Bound events: %d, want 1 (%q)", bound, recorded)
+	}
+}
+
+func TestProgressOnly(t *testing.T) {
+	cond := []metav1.Condition{{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonWorkersNotReady}}
+	a := &datav1alpha1.RuntimeStatus{Conditions: cond, WorkerPhase: datav1alpha1.RuntimePhaseNotReady}
+	b := a.DeepCopy()
+	b.DesiredWorkerNumberScheduled, b.CurrentWorkerNumberScheduled, b.WorkerNumberUnavailable, b.Selector = 2, 1, 2, "role=w"
+	b.FusePhase, b.DesiredFuseNumberScheduled = datav1alpha1.RuntimePhaseReady, 1
+	if !progressOnly(a, b) {
+		t.Error("scheduling counts, selector and FUSE figures are progress")
+	}
+	for name, change := range map[string]func(*datav1alpha1.RuntimeStatus){
+		"ready workers": func(s *datav1alpha1.RuntimeStatus) { s.WorkerNumberReady = 1 },
+		"worker phase":  func(s *datav1alpha1.RuntimeStatus) { s.WorkerPhase = datav1alpha1.RuntimePhasePartialReady },
+		"ready masters": func(s *datav1alpha1.RuntimeStatus) { s.MasterNumberReady = 1 },
+		"condition":     func(s *datav1alpha1.RuntimeStatus) { s.Conditions[0].Reason = ReasonMastersNotReady },
+		"generation":    func(s *datav1alpha1.RuntimeStatus) { s.ObservedGeneration = 2 },
+	} {
+		c := b.DeepCopy()
+		change(c)
+		if progressOnly(a, c) {
+			t.Errorf("%s: written at once, not progress", name)
+		}
+	}
+}

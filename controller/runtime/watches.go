@@ -1,0 +1,104 @@
+package runtime
+
+import (
+	"context"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// What wakes a runtime: changes of its spec and of the Dataset's, of its
+// release's StatefulSets (its workers became ready: bind now rather than at
+// the next requeue) and of the Pods that matter to it; not its own status
+// writes.
+
+// runtimeChanged passes a runtime's creation and deletion and the updates
+// of its spec, labels, annotations or deletion timestamp, not those of its
+// status alone (this controller's own writes).
+var runtimeChanged = predicate.Or[client.Object](
+	predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{},
+	predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return !e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+	}},
+)
+
+// datasetChanged passes a Dataset's creation, deletion and spec changes
+// (mounts, options and placement feed the release's values).
+var datasetChanged = predicate.GenerationChangedPredicate{}
+
+// podChanged passes the Pod updates a runtime acts on: scheduling,
+// readiness, phase, address (cache metrics), labels and deletion.
+var podChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*corev1.Pod)
+	cur, okNew := e.ObjectNew.(*corev1.Pod)
+	if !okOld || !okNew {
+		return true
+	}
+	return podReady(old) != podReady(cur) || old.Spec.NodeName != cur.Spec.NodeName || old.Status.Phase != cur.Status.Phase ||
+		old.Status.PodIP != cur.Status.PodIP || !maps.Equal(old.Labels, cur.Labels) || !old.DeletionTimestamp.Equal(cur.DeletionTimestamp)
+}}
+
+// statefulSetChanged passes a StatefulSet's spec and status changes.
+var statefulSetChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*appsv1.StatefulSet)
+	cur, okNew := e.ObjectNew.(*appsv1.StatefulSet)
+	if !okOld || !okNew {
+		return true
+	}
+	return old.Generation != cur.Generation || !equality.Semantic.DeepEqual(old.Status, cur.Status)
+}}
+
+// sameName maps a Dataset to the runtime of its name.
+func sameName(_ context.Context, o client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
+}
+
+// releaseRequests maps an object that Helm created for a release to the
+// runtime of the release's name (Helm annotates every object it creates
+// with its release).
+func releaseRequests(_ context.Context, o client.Object) []reconcile.Request {
+	a := o.GetAnnotations()
+	if name := a[helmReleaseName]; name != "" && a[helmReleaseNamespace] == o.GetNamespace() {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	}
+	return nil
+}
+
+// The annotations Helm puts on the objects of a release.
+const (
+	helmReleaseName      = "meta.helm.sh/release-name"
+	helmReleaseNamespace = "meta.helm.sh/release-namespace"
+)
+
+// enginePodRequests maps an engine's pod, labelled by its chart with its
+// release (the runtime) and managed-by=sluice, to its runtime.
+func enginePodRequests(p *corev1.Pod) []reconcile.Request {
+	if inst := p.Labels["app.kubernetes.io/instance"]; inst != "" && p.Labels["app.kubernetes.io/managed-by"] == "sluice" {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: inst}}}
+	}
+	return nil
+}
+
+// podRequests maps a Pod to the runtimes it matters to: those whose Dataset
+// PVC it mounts (deletion waits for it) and, for an engine pod, its release
+// (worker readiness moves node labels).
+func podRequests(_ context.Context, o client.Object) []reconcile.Request {
+	p, ok := o.(*corev1.Pod)
+	if !ok {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}})
+		}
+	}
+	return append(out, enginePodRequests(p)...)
+}
