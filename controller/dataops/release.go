@@ -92,12 +92,6 @@ func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim
 	return op.GetDeletionTimestamp() != nil || claim.Finished(op), 0, nil
 }
 
-// hasHolders reports whether any operation holds the Dataset.
-func hasHolders(ds *datav1alpha1.Dataset) bool {
-	for _, names := range ds.Status.OperationRef {
-		if names != "" {
-			return true
-		}
-	}
-	return false
-}
+// hasHolders reports whether any operation holds the Dataset, as
+// claim.Holders reads status.operationRef.
+func hasHolders(ds *datav1alpha1.Dataset) bool { return len(claim.Holders(ds)) > 0 }

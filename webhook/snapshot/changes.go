@@ -98,10 +98,9 @@ func (c *Changes) stamp(o any, deleted bool) {
 // Tracks reports whether objects of obj's kind are stamped.
 func (c *Changes) Tracks(obj client.Object) bool { return c.Tracking() && c.kinds[reflect.TypeOf(obj)] }
 
-// Stamp returns the current stamp of the object of obj's kind with the
-// given namespace and name (0 if it does not exist or was never seen).
-func (c *Changes) Stamp(obj client.Object, namespace, name string) uint64 {
-	k := objectKey{kind: reflect.TypeOf(obj), namespace: namespace, name: name}
+// stampOf returns the current stamp of the object k names (0 if it does
+// not exist or was never seen).
+func (c *Changes) stampOf(k objectKey) uint64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.stamps[k]

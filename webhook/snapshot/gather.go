@@ -150,7 +150,7 @@ func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client
 			src.untracked = true
 		}
 		k := objectKey{kind: reflect.TypeOf(obj), namespace: key.Namespace, name: key.Name}
-		src.deps = append(src.deps, dependency{key: k, stamp: g.Changes.Stamp(obj, key.Namespace, key.Name)})
+		src.deps = append(src.deps, dependency{key: k, stamp: g.Changes.stampOf(k)})
 	}
 	return GetOptional(ctx, g.Reader, key, obj)
 }
