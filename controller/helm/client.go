@@ -61,15 +61,25 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 // It reads Helm's release storage directly (one List of the release's
 // records): action.Get would first probe the API server's reachability.
 func (c *Client) Latest(name string) (*release.Release, error) {
+	history, err := c.history(name)
+	if err != nil || len(history) == 0 {
+		return nil, err
+	}
+	return history[0], nil
+}
+
+// history returns a release's records, latest first (none if there are
+// none).
+func (c *Client) history(name string) ([]*release.Release, error) {
 	history, err := c.cfg.Releases.History(name)
-	if errors.Is(err, driver.ErrReleaseNotFound) || (err == nil && len(history) == 0) {
+	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading release %s: %w", name, err)
 	}
 	releaseutil.Reverse(history, releaseutil.SortByRevision)
-	return history[0], nil
+	return history, nil
 }
 
 // Install installs a release.
@@ -124,15 +134,19 @@ func (c *Client) Uninstall(name string) error {
 // classifies the latest revision and runs the next action. It returns the
 // state it found and the action it took.
 func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Action, error) {
-	rel, err := c.Latest(name)
+	history, err := c.history(name)
 	if err != nil {
 		return "", "", err
+	}
+	var rel *release.Release
+	if len(history) > 0 {
+		rel = history[0]
 	}
 	state := Classify(rel, d)
 	act := Next(state, rel)
 	switch act {
 	case ActionInstall:
-		_, err = c.Install(ctx, name, d)
+		_, err = c.knowing(name, history).Install(ctx, name, d)
 	case ActionUpgrade:
 		_, err = c.Upgrade(ctx, name, d)
 	case ActionRollback:

@@ -90,6 +90,7 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 
 	b.ResetTimer()
 	start := time.Now()
+	saveMetrics := profileAPIServer(ctx, b, cfg, 5*time.Second, 30*time.Second)
 	if err := apply(ctx, cl, ns.Name, n); err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +123,9 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
 	peak := ctrl.PeakRSS()
+	saveMetrics()
 	b.Log(breakdown(ctx, cl, ns.Name, start))
+	b.Log("\n" + timeline(ctx, cl, ns.Name, start))
 	if errs := reconcileErrors(ctrl); len(errs) > 0 {
 		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
 	}

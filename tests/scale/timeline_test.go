@@ -1,0 +1,68 @@
+package scale_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// timeline counts, in 5-second buckets after start (the last bucket holds
+// everything later), when each stage happened for the run's objects:
+// Datasets and release records created, worker StatefulSets and pods
+// created, pods Ready, PVCs created and Dataset conditions set. It shows
+// where a run's time went, e.g. binds queued behind installs.
+func timeline(ctx context.Context, c client.Client, ns string, start time.Time) string {
+	const n = 14
+	rows := map[string]*[n]int{}
+	add := func(kind string, t time.Time) {
+		if rows[kind] == nil {
+			rows[kind] = &[n]int{}
+		}
+		i := min(max(int(t.Sub(start).Seconds())/5, 0), n-1)
+		rows[kind][i]++
+	}
+	ds, sec, sts := &datav1alpha1.DatasetList{}, &corev1.SecretList{}, &appsv1.StatefulSetList{}
+	pods, pvc := &corev1.PodList{}, &corev1.PersistentVolumeClaimList{}
+	for _, l := range []client.ObjectList{ds, sec, sts, pods, pvc} {
+		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+	}
+	for _, d := range ds.Items {
+		add("dataset", d.CreationTimestamp.Time)
+		for _, cond := range d.Status.Conditions {
+			add("dataset-condition-"+string(cond.Type), cond.LastTransitionTime.Time)
+		}
+	}
+	for _, s := range sec.Items {
+		add("release-secret", s.CreationTimestamp.Time)
+	}
+	for _, s := range sts.Items {
+		add("worker-sts", s.CreationTimestamp.Time)
+	}
+	for _, p := range pods.Items {
+		add("worker-pod", p.CreationTimestamp.Time)
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodReady {
+				add("worker-pod-ready", cond.LastTransitionTime.Time)
+			}
+		}
+	}
+	for _, p := range pvc.Items {
+		add("pvc", p.CreationTimestamp.Time)
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(rows)) {
+		fmt.Fprintf(&b, "%-28s %v\n", k, *rows[k])
+	}
+	return b.String()
+}
