@@ -49,7 +49,7 @@ func Invalid(format string, args ...any) error {
 type CacheReporter interface {
 	// CachePods are the labels of the runtime's pods that report cache
 	// figures; each serves them over HTTP on MetricsPath at its container
-	// port named "metrics".
+	// port named "metrics" (or as MetricsPortNamer says).
 	CachePods(rt client.Object) map[string]string
 	// MetricsPath is the HTTP path of the metrics page, e.g. "/metrics".
 	MetricsPath() string
@@ -91,4 +91,20 @@ type Resolver interface {
 // reports none) instead of the mean.
 type ClusterReporter interface {
 	ClusterWide() bool
+}
+
+// MetricsPortNamer is implemented by cache reporters whose pods serve their
+// metrics on a port with another purpose and name (JindoCache's master, on
+// its RPC port): the reconciler scrapes the container port of this name
+// instead of "metrics".
+type MetricsPortNamer interface {
+	MetricsPortName() string
+}
+
+// MetricsPathLister is implemented by cache reporters whose metrics page
+// moved between engine versions: the reconciler tries each path in turn, at
+// a pod that answers, until a page parses (an empty list means
+// MetricsPath alone).
+type MetricsPathLister interface {
+	MetricsPaths() []string
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -35,11 +36,15 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 	if cr, ok := rep.(engines.ClusterReporter); ok {
 		clusterWide = cr.ClusterWide()
 	}
+	portName := "metrics"
+	if pn, ok := rep.(engines.MetricsPortNamer); ok {
+		portName = pn.MetricsPortName()
+	}
 	var sum, top engines.CacheCounters
 	n := 0
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		port := metricsPort(p)
+		port := metricsPort(p, portName)
 		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || port == 0 {
 			continue
 		}
@@ -66,10 +71,31 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 	return r.Client.Status().Patch(ctx, ds, patch)
 }
 
+// scrape reads one pod's metrics page, trying the engine's paths in turn
+// until one parses. Only a pod that answered (another status, a page that
+// is not its metrics) is asked at the next path; one that does not answer
+// is not asked again.
 func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, hostPort string) (engines.CacheCounters, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+hostPort+rep.MetricsPath(), nil)
+	var errs []error
+	for _, path := range metricsPaths(rep) {
+		c, answered, err := r.scrapePath(ctx, rep, "http://"+hostPort+path)
+		if err == nil {
+			return c, nil
+		}
+		errs = append(errs, err)
+		if !answered {
+			break
+		}
+	}
+	return engines.CacheCounters{}, errors.Join(errs...)
+}
+
+// scrapePath GETs and parses one metrics page; answered says whether the
+// pod sent an HTTP response at all.
+func (r *Reconciler) scrapePath(ctx context.Context, rep engines.CacheReporter, url string) (c engines.CacheCounters, answered bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return engines.CacheCounters{}, err
+		return c, false, err
 	}
 	hc := r.HTTPClient
 	if hc == nil {
@@ -77,22 +103,36 @@ func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, host
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return engines.CacheCounters{}, err
+		return c, false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return engines.CacheCounters{}, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		return c, true, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
 	}
-	return rep.ParseCache(resp.Body)
+	c, err = rep.ParseCache(resp.Body)
+	if err != nil {
+		err = fmt.Errorf("GET %s: %w", req.URL, err)
+	}
+	return c, true, err
+}
+
+// metricsPaths are the paths a reporter's metrics page may be at.
+func metricsPaths(rep engines.CacheReporter) []string {
+	if pl, ok := rep.(engines.MetricsPathLister); ok {
+		if paths := pl.MetricsPaths(); len(paths) > 0 {
+			return paths
+		}
+	}
+	return []string{rep.MetricsPath()}
 }
 
 var defaultHTTPClient = &http.Client{Timeout: 5 * time.Second}
 
-// metricsPort is the pod's container port named "metrics", or 0.
-func metricsPort(p *corev1.Pod) int32 {
+// metricsPort is the pod's container port of the given name, or 0.
+func metricsPort(p *corev1.Pod, name string) int32 {
 	for _, c := range p.Spec.Containers {
 		for _, port := range c.Ports {
-			if port.Name == "metrics" {
+			if port.Name == name {
 				return port.ContainerPort
 			}
 		}

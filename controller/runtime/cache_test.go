@@ -1,12 +1,26 @@
 package runtime
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/fake"
 )
 
 func TestCacheCapacity(t *testing.T) {
@@ -36,13 +50,120 @@ func TestQuantityBytes(t *testing.T) {
 
 func TestMetricsPort(t *testing.T) {
 	p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
-		{Name: "a", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80}}},
+		{Name: "a", Ports: []corev1.ContainerPort{{Name: "rpc", ContainerPort: 8101}}},
 		{Name: "b", Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9567}}},
 	}}}
-	if got := metricsPort(p); got != 9567 {
-		t.Errorf("metricsPort = %d, want 9567", got)
+	if got := metricsPort(p, "metrics"); got != 9567 {
+		t.Errorf("metricsPort(metrics) = %d, want 9567", got)
 	}
-	if got := metricsPort(&corev1.Pod{}); got != 0 {
+	if got := metricsPort(p, "rpc"); got != 8101 {
+		t.Errorf("metricsPort(rpc) = %d, want 8101", got)
+	}
+	if got := metricsPort(&corev1.Pod{}, "metrics"); got != 0 {
 		t.Errorf("metricsPort of a pod without one = %d", got)
 	}
 }
+
+// reporter is an engine whose pods serve a one-line page: "cached N".
+type reporter struct {
+	fake.Engine
+	paths    []string
+	portName string
+}
+
+func (reporter) CachePods(rt client.Object) map[string]string {
+	return map[string]string{"app": rt.GetName()}
+}
+
+func (e reporter) MetricsPath() string { return e.paths[0] }
+
+func (reporter) ParseCache(r io.Reader) (engines.CacheCounters, error) {
+	var c engines.CacheCounters
+	_, err := fmt.Fscanf(r, "cached %g", &c.CachedBytes)
+	return c, err
+}
+
+type portNamer struct{ reporter }
+
+func (e portNamer) MetricsPortName() string { return e.portName }
+
+type pathLister struct{ portNamer }
+
+func (e pathLister) MetricsPaths() []string { return e.paths }
+
+// TestObserveCacheAtTheEnginesPortAndPaths scrapes a pod whose metrics are
+// on a port not named "metrics", at the last of the engine's paths: the
+// first answers 404, the second a page that does not parse. Without the
+// optional interfaces only the port "metrics" and MetricsPath are read.
+func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/html":
+			_, _ = fmt.Fprint(w, "<html></html>")
+		case "/metrics/prometheus":
+			_, _ = fmt.Fprint(w, "cached 1024")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	port := int32(srv.Listener.Addr().(*net.TCPAddr).Port)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := int32(closed.Addr().(*net.TCPAddr).Port)
+	closed.Close()
+
+	paths := []string{"/jindo_metrics/prometheus", "/html", "/metrics/prometheus"}
+	for name, tc := range map[string]struct {
+		engine engines.Engine
+		pod    map[string]int32 // container port name → number
+		cached string           // "" when nothing is scraped
+		asked  []string         // the paths requested, in order
+	}{
+		"port name and paths": {pathLister{portNamer{reporter{paths: paths, portName: "rpc"}}},
+			map[string]int32{"rpc": port, "metrics": dead}, "1KiB", paths},
+		"port name only": {portNamer{reporter{paths: paths[2:], portName: "rpc"}},
+			map[string]int32{"rpc": port}, "1KiB", paths[2:]},
+		"neither: the port named metrics": {reporter{paths: paths[2:]},
+			map[string]int32{"rpc": dead, "metrics": port}, "1KiB", paths[2:]},
+		"neither: no port named metrics": {reporter{paths: paths[2:]},
+			map[string]int32{"rpc": port}, "", nil},
+		// A pod that does not answer is not asked at the other paths.
+		"dead port": {pathLister{portNamer{reporter{paths: paths, portName: "rpc"}}},
+			map[string]int32{"rpc": dead}, "", paths[:1]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var asked []string
+			hc := &http.Client{Transport: roundTripper(func(req *http.Request) (*http.Response, error) {
+				asked = append(asked, req.URL.Path)
+				return http.DefaultTransport.RoundTrip(req)
+			})}
+			ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ds-master-0", Namespace: "ns", Labels: map[string]string{"app": "ds"}},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1"}}
+			c := corev1.Container{Name: "master"}
+			for _, n := range slices.Sorted(maps.Keys(tc.pod)) {
+				c.Ports = append(c.Ports, corev1.ContainerPort{Name: n, ContainerPort: tc.pod[n]})
+			}
+			pod.Spec.Containers = []corev1.Container{c}
+			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, pod).WithStatusSubresource(ds).Build()
+			r := &Reconciler{Client: api, Engine: tc.engine, HTTPClient: hc}
+			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
+			if err := r.observeCache(context.Background(), ds, rt); err != nil {
+				t.Fatal(err)
+			}
+			if got := rt.Status.CacheStates[datav1alpha1.Cached]; got != tc.cached {
+				t.Errorf("cached = %q, want %q", got, tc.cached)
+			}
+			if !slices.Equal(asked, tc.asked) {
+				t.Errorf("paths asked %q, want %q", asked, tc.asked)
+			}
+		})
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -50,25 +49,9 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	if err != nil {
 		return c, fmt.Errorf("parsing Alluxio master metrics: %w", err)
 	}
-	v := func(name string) float64 { return sum(families[name]) }
+	v := func(name string) float64 { return engines.SumFamily(families[name]) }
 	c.CachedBytes = v(metricCapacityUsed)
 	c.MissBytes = v(metricBytesReadUfsAll)
 	c.HitBytes = v(metricBytesReadLocal) + v(metricBytesReadDomain) + max(v(metricBytesReadRemote)-c.MissBytes, 0)
 	return c, nil
-}
-
-// sum adds a family's samples; a missing family is 0.
-func sum(mf *dto.MetricFamily) float64 {
-	var s float64
-	for _, m := range mf.GetMetric() {
-		switch {
-		case m.GetGauge() != nil:
-			s += m.GetGauge().GetValue()
-		case m.GetCounter() != nil:
-			s += m.GetCounter().GetValue()
-		case m.GetUntyped() != nil:
-			s += m.GetUntyped().GetValue()
-		}
-	}
-	return s
 }

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
@@ -348,8 +349,39 @@ func TestEngineIdentity(t *testing.T) {
 	if c := e.Components(rt); !c.Master || !c.Worker {
 		t.Errorf("Components = %+v, want master and worker", c)
 	}
-	if _, ok := any(e).(engines.CacheReporter); ok {
-		t.Errorf("the engine claims cache metrics it cannot read")
+	if cw, ok := any(e).(engines.ClusterReporter); !ok || !cw.ClusterWide() {
+		t.Errorf("the masters report the whole cluster: the engine must be a ClusterReporter")
+	}
+}
+
+// TestCachePodsServeMetrics checks the cache reporter against the rendered
+// chart: its labels select the master pods only, and the port it names is
+// a master container port (the RPC port, which serves the metrics page).
+func TestCachePodsServeMetrics(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.Master.Ports = map[string]int{"rpc": 18101}
+	r := renderRelease(t, ds, rt)
+	e := jindo.Engine{}
+	sel := labels.SelectorFromSet(e.CachePods(rt))
+	if !sel.Matches(labels.Set(r.master.Spec.Template.Labels)) {
+		t.Errorf("CachePods %v do not select the master pods %v", e.CachePods(rt), r.master.Spec.Template.Labels)
+	}
+	for name, l := range map[string]map[string]string{"worker": r.worker.Spec.Template.Labels, "fuse": r.fuse.Spec.Template.Labels} {
+		if sel.Matches(labels.Set(l)) {
+			t.Errorf("CachePods select the %s pods %v", name, l)
+		}
+	}
+	var port int32
+	for _, p := range r.master.Spec.Template.Spec.Containers[0].Ports {
+		if p.Name == e.MetricsPortName() {
+			port = p.ContainerPort
+		}
+	}
+	if port != 18101 {
+		t.Errorf("master container port %q = %d, want the RPC port 18101", e.MetricsPortName(), port)
+	}
+	if paths := e.MetricsPaths(); len(paths) == 0 || paths[0] != e.MetricsPath() {
+		t.Errorf("MetricsPaths %q must start with MetricsPath %q", paths, e.MetricsPath())
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -57,22 +56,10 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			*dst += sampleValue(m)
+			*dst += engines.SampleValue(m)
 		}
 	}
 	return c, nil
-}
-
-func sampleValue(m *dto.Metric) float64 {
-	switch {
-	case m.GetCounter() != nil:
-		return m.GetCounter().GetValue()
-	case m.GetGauge() != nil:
-		return m.GetGauge().GetValue()
-	case m.GetUntyped() != nil:
-		return m.GetUntyped().GetValue()
-	}
-	return 0
 }
 
 // ParseStats reads the .stats file at the root of a JuiceFS mount (what

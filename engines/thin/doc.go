@@ -9,5 +9,7 @@
 // SecretRoot, projected from its Secret by a secret volume, never as a value.
 //
 // Because its values depend on another object, the engine implements
-// engines.Resolver; the plain Values method only explains that.
+// engines.Resolver; the plain Values method only explains that. It reports
+// no cache states (no engines.CacheReporter) by design: the FUSE program is
+// the user's, with no known metrics.
 package thin

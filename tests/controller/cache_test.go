@@ -40,11 +40,17 @@ juicefs_blockcache_miss_bytes{mp="/m",vol_name="v"} %d
 // metrics are served at 127.0.0.1:port (the container port named "metrics").
 func metricsPod(t *testing.T, ns, name string, labels map[string]string, port int) {
 	t.Helper()
+	namedPortPod(t, ns, name, labels, "metrics", port)
+}
+
+// namedPortPod is metricsPod with the container port named portName.
+func namedPortPod(t *testing.T, ns, name string, labels map[string]string, portName string, port int) {
+	t.Helper()
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "engine", Image: "engine",
-			Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: int32(port)}}}}},
+			Ports: []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port)}}}}},
 	}
 	if err := env.Client.Create(ctx, p); err != nil {
 		t.Fatal(err)
