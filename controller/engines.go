@@ -36,7 +36,9 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients) er
 	jdo.Engine, jdo.MountType, jdo.FusePath = jindo.Engine{}, runtime.StaticMountType(jindo.MountType), jindo.FusePath
 
 	thn := base(func() client.Object { return &datav1alpha1.ThinRuntime{} })
-	thn.Engine, thn.MountType, thn.FusePath = thin.Engine{}, thin.MountTypeFrom(c), thin.FusePath
+	// Its mount type is its profile's fileSystemType: the engine resolves
+	// it with the profile (engines.FuseVolume), so MountType stays nil.
+	thn.Engine, thn.FusePath = thin.Engine{}, thin.FusePath
 	// A ThinRuntime waiting for its profile starts when the profile appears
 	// or changes.
 	thn.Watches = []runtime.Watch{{Object: &datav1alpha1.ThinRuntimeProfile{}, Map: thinRuntimesOf(c)}}

@@ -71,18 +71,25 @@ type Topology interface {
 	Components(rt client.Object) Components
 }
 
-// TopologyResolver is implemented by engines whose components depend on
-// other objects (a ThinRuntimeProfile may enable workers); the reconciler
-// prefers it to Topology.
-type TopologyResolver interface {
-	ResolveComponents(ctx context.Context, r client.Reader, rt client.Object) (Components, error)
+// Resolver is implemented by engines whose release depends on other objects
+// (the ThinRuntimeProfile a ThinRuntime names). The reconciler calls Resolve
+// once per reconcile and, for the rest of that reconcile, uses the Engine it
+// returns in place of this one for the runtime's Values, Topology and
+// FuseVolume: the objects are read once, and every decision of one
+// reconcile sees the same version of them.
+type Resolver interface {
+	Resolve(ctx context.Context, r client.Reader, rt client.Object) (Engine, error)
 }
 
-// Resolver is implemented by engines whose values depend on other objects
-// (the ThinRuntimeProfile a ThinRuntime names); the reconciler calls it
-// instead of Values.
-type Resolver interface {
-	ResolveValues(ctx context.Context, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error)
+// FuseVolume is implemented by engines (resolved ones: Thin's) that decide
+// the FUSE attributes recorded on the Dataset's PV from more than the
+// runtime's kind; the reconciler otherwise records its MountType and the
+// runtime's own spec.fuse.cleanPolicy.
+type FuseVolume interface {
+	// MountType is the FUSE file-system type the CSI plugin checks for.
+	MountType(rt client.Object) string
+	// FuseCleanPolicy is the runtime's FUSE cleanPolicy, "" for the default.
+	FuseCleanPolicy(rt client.Object) datav1alpha1.FuseCleanPolicy
 }
 
 // ClusterReporter is implemented by cache reporters whose pods each report

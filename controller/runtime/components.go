@@ -13,15 +13,12 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// components are the workloads the engine runs for rt.
-func (r *Reconciler) components(ctx context.Context, rt client.Object) (engines.Components, error) {
-	switch t := r.Engine.(type) {
-	case engines.TopologyResolver:
-		return t.ResolveComponents(ctx, r.Client, rt)
-	case engines.Topology:
-		return t.Components(rt), nil
+// components are the workloads eng (this reconcile's engine) runs for rt.
+func components(eng engines.Engine, rt client.Object) engines.Components {
+	if t, ok := eng.(engines.Topology); ok {
+		return t.Components(rt)
 	}
-	return engines.Components{Worker: true}, nil
+	return engines.Components{Worker: true}
 }
 
 // observeComponents copies the counts of the master and worker
@@ -29,11 +26,8 @@ func (r *Reconciler) components(ctx context.Context, rt client.Object) (engines.
 // returns the reason the cache is not ready yet (masters first), or "" when
 // every desired master and worker is ready. FUSE pods run only where Pods
 // use the Dataset, so they never hold binding back.
-func (r *Reconciler) observeComponents(ctx context.Context, rt client.Object) (string, error) {
-	comps, err := r.components(ctx, rt)
-	if err != nil {
-		return "", err
-	}
+func (r *Reconciler) observeComponents(ctx context.Context, eng engines.Engine, rt client.Object) (string, error) {
+	comps := components(eng, rt)
 	s, waiting := statusOf(rt), ""
 	if comps.Master {
 		sts, err := r.statefulSet(ctx, rt, "-master")

@@ -196,3 +196,73 @@ func TestProgressOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusPatchWithLaggingCache: a status written while the cache still
+// shows the runtime as it was before the controller's last write reaches
+// the API server whole. A patch based on the stale status would leave out
+// the fields whose new value equals the stale one (here the unavailable
+// workers, back to 0) and keep the last write's value on the server.
+func TestStatusPatchWithLaggingCache(t *testing.T) {
+	ctx := context.Background()
+	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"},
+		Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b", Name: "b"}}}}
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", UID: "rt-1"}, Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 1}}
+	key := types.NamespacedName{Namespace: "n", Name: "d"}
+	var stale *datav1alpha1.AlluxioRuntime
+	c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
+		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
+		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && stale != nil {
+					stale.DeepCopyInto(r)
+					return nil
+				}
+				return c.Get(ctx, k, obj, opts...)
+			},
+		}).Build()
+	hc := helm.NewMemoryClient("n", nil)
+	r := &Reconciler{
+		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
+		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"),
+	}
+	reconcile := func() {
+		t.Helper()
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reconcile() // installs
+	before := &datav1alpha1.AlluxioRuntime{}
+	if err := c.Get(ctx, key, before); err != nil {
+		t.Fatal(err)
+	}
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "d-worker"},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": "d-worker"}}}}
+	if err := c.Create(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	reconcile() // waits for the worker: one unavailable
+	got := &datav1alpha1.AlluxioRuntime{}
+	if err := c.Get(ctx, key, got); err != nil || got.Status.WorkerNumberUnavailable != 1 {
+		t.Fatalf("waiting runtime: %+v, %v", got.Status, err)
+	}
+
+	stale = before
+	sts.Status = appsv1.StatefulSetStatus{Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if err := c.Status().Update(ctx, sts); err != nil {
+		t.Fatal(err)
+	}
+	reconcile() // Bound, while the cache shows the runtime before the first write
+	stale = nil
+	if err := c.Get(ctx, key, got); err != nil {
+		t.Fatal(err)
+	}
+	if cond := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); cond == nil || cond.Reason != ReasonBound {
+		t.Fatalf("condition %+v, want Bound", cond)
+	}
+	if got.Status.WorkerNumberUnavailable != 0 || got.Status.WorkerNumberReady != 1 {
+		t.Errorf("stored status: %d workers unavailable, %d ready; want 0 and 1", got.Status.WorkerNumberUnavailable, got.Status.WorkerNumberReady)
+	}
+}

@@ -40,7 +40,9 @@ type Reconciler struct {
 	// Helm returns the Helm client for a namespace.
 	Helm func(namespace string) (*helm.Client, error)
 	// MountType returns the FUSE file-system type recorded on the runtime's
-	// PV, e.g. fuse.juicefs (StaticMountType for a fixed one).
+	// PV, e.g. fuse.juicefs (StaticMountType for a fixed one). An engine that
+	// resolves to an engines.FuseVolume (Thin) says it instead, and needs
+	// none.
 	MountType func(ctx context.Context, rt client.Object) (string, error)
 	// FusePath returns the host directory of a dataset's FUSE mount.
 	FusePath func(namespace, name string) string
@@ -89,12 +91,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	// The status as read: the reconcile fills statusOf(rt) in as it
+	// observes, and setReady writes what changed from this.
+	read := statusOf(rt).DeepCopy()
 	if !rt.GetDeletionTimestamp().IsZero() {
 		if users, err := r.podsUsing(ctx, rt); err != nil || len(users) > 0 {
 			if err != nil {
 				return ctrl.Result{}, err
 			}
-			return ctrl.Result{RequeueAfter: waitInUse}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonInUse,
+			return ctrl.Result{RequeueAfter: waitInUse}, r.setReady(ctx, rt, read, metav1.ConditionFalse, ReasonInUse,
 				fmt.Sprintf("deletion waits for Pods using the Dataset's PVC to finish: %s", strings.Join(users, ", ")))
 		}
 		return ctrl.Result{}, r.delete(ctx, rt)
@@ -103,21 +108,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Client.Update(ctx, rt); err != nil {
 			return ctrl.Result{}, err
 		}
+		read = statusOf(rt).DeepCopy() // as the API server returned it
 	}
 	ds := &datav1alpha1.Dataset{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
 		if apierrors.IsNotFound(err) {
-			return ctrl.Result{RequeueAfter: 10 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset "+req.String())
+			return ctrl.Result{RequeueAfter: 10 * time.Second}, r.setReady(ctx, rt, read, metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset "+req.String())
 		}
 		return ctrl.Result{}, err
 	}
 	if other := boundElsewhere(ds, rt, r.Engine.Type()); other != "" {
-		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonDatasetBound, fmt.Sprintf("Dataset %s is bound to %s", req, other))
+		return ctrl.Result{}, r.setReady(ctx, rt, read, metav1.ConditionFalse, ReasonDatasetBound, fmt.Sprintf("Dataset %s is bound to %s", req, other))
 	}
-	values, err := r.values(ctx, ds, rt)
+	eng, values, err := r.resolve(ctx, ds, rt)
 	var engErr *engines.Error
 	if errors.As(err, &engErr) {
-		return ctrl.Result{}, r.setReady(ctx, rt, metav1.ConditionFalse, engErr.Reason, engErr.Error())
+		return ctrl.Result{}, r.setReady(ctx, rt, read, metav1.ConditionFalse, engErr.Reason, engErr.Error())
 	} else if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -147,9 +153,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	if err != nil {
-		return ctrl.Result{RequeueAfter: 15 * time.Second}, r.setReady(ctx, rt, metav1.ConditionFalse, ReasonReleaseFailed, err.Error())
+		return ctrl.Result{RequeueAfter: 15 * time.Second}, r.setReady(ctx, rt, read, metav1.ConditionFalse, ReasonReleaseFailed, err.Error())
 	}
-	waiting, err := r.observeComponents(ctx, rt)
+	waiting, err := r.observeComponents(ctx, eng, rt)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -162,9 +168,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// what happened.
 			return ctrl.Result{RequeueAfter: waitWorkers}, nil
 		}
-		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, metav1.ConditionFalse, waiting, waitMessages[waiting])
+		return ctrl.Result{RequeueAfter: waitWorkers}, r.setReady(ctx, rt, read, metav1.ConditionFalse, waiting, waitMessages[waiting])
 	}
-	if err := r.ensureVolumes(ctx, ds, rt); err != nil {
+	if err := r.ensureVolumes(ctx, eng, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.bind(ctx, ds, rt); err != nil {
@@ -176,15 +182,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.observeCache(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
+	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, read, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
 }
 
-// values are the engine's chart values for the runtime.
-func (r *Reconciler) values(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error) {
-	if res, ok := r.Engine.(engines.Resolver); ok {
-		return res.ResolveValues(ctx, r.Client, ds, rt)
+// resolve returns the engine for rt in this reconcile and its chart values.
+// An engines.Resolver reads the objects the runtime depends on here, once;
+// the rest of the reconcile asks the engine it returned.
+func (r *Reconciler) resolve(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) (engines.Engine, map[string]any, error) {
+	eng := r.Engine
+	if res, ok := eng.(engines.Resolver); ok {
+		var err error
+		if eng, err = res.Resolve(ctx, r.Client, rt); err != nil {
+			return nil, nil, err
+		}
 	}
-	return r.Engine.Values(ds, rt)
+	values, err := eng.Values(ds, rt)
+	return eng, values, err
 }
 
 // StaticMountType is a Reconciler.MountType for engines with one FUSE
@@ -206,7 +219,7 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 // ensureVolumes creates the Dataset's PVC, then its PV bound in advance to
 // that PVC by name and UID, so that the PV controller only has to record
 // the binding (a PV that names its claim without UID is rewritten first).
-func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+func (r *Reconciler) ensureVolumes(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt client.Object) error {
 	pvc, err := volume.PVC(ds)
 	if err != nil {
 		return err
@@ -214,13 +227,13 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset
 	if err := r.createIfMissing(ctx, pvc); err != nil {
 		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
-	mountType, err := r.MountType(ctx, rt)
+	mountType, err := r.mountType(ctx, eng, rt)
 	if err != nil {
 		return err
 	}
 	pv, err := volume.PV(ds, volume.Spec{
 		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: mountType, ClaimUID: pvc.UID,
-		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(rt),
+		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(eng, rt),
 	})
 	if err != nil {
 		return err
@@ -229,6 +242,18 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, ds *datav1alpha1.Dataset
 		return fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	return nil
+}
+
+// mountType is the FUSE file-system type of rt's PV: the engine's, if it
+// says (engines.FuseVolume), else MountType's.
+func (r *Reconciler) mountType(ctx context.Context, eng engines.Engine, rt client.Object) (string, error) {
+	if v, ok := eng.(engines.FuseVolume); ok {
+		return v.MountType(rt), nil
+	}
+	if r.MountType == nil {
+		return "", fmt.Errorf("runtime reconciler: the %s engine names no FUSE mount type, and MountType is nil", eng.Type())
+	}
+	return r.MountType(ctx, rt)
 }
 
 // createIfMissing creates obj unless the cache already holds it; obj is
@@ -261,8 +286,9 @@ func (r *Reconciler) bind(ctx context.Context, ds *datav1alpha1.Dataset, rt clie
 	return r.Client.Status().Patch(ctx, ds, client.MergeFrom(before))
 }
 
-// setReady writes the runtime's Ready condition and status counts.
-func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status metav1.ConditionStatus, reason, msg string) error {
+// setReady writes the runtime's Ready condition and status counts; read is
+// rt's status as this reconcile read it, before it filled statusOf(rt) in.
+func (r *Reconciler) setReady(ctx context.Context, rt client.Object, read *datav1alpha1.RuntimeStatus, status metav1.ConditionStatus, reason, msg string) error {
 	s := statusOf(rt)
 	last, recent := r.written.recent(rt.GetUID(), progressEvery)
 	if recent {
@@ -284,24 +310,26 @@ func (r *Reconciler) setReady(ctx context.Context, rt client.Object, status meta
 	}
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: status, Reason: reason, Message: msg, ObservedGeneration: rt.GetGeneration()})
 	s.ObservedGeneration = rt.GetGeneration()
-	// Steady state rewrites nothing; otherwise only the status fields that
-	// changed are patched (no conflicts with concurrent writers of others).
-	cached := r.NewObject()
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), cached); err != nil {
-		return client.IgnoreNotFound(err)
+	// What the API server holds: the status this controller wrote last,
+	// while the cache may not show it yet (this controller alone writes
+	// runtime status, so nothing newer is stored), else the status as this
+	// reconcile read it. Reading the runtime again would show no more: the
+	// cache is at best at the last write.
+	stored := read
+	if recent {
+		stored = last
 	}
-	if equality.Semantic.DeepEqual(statusOf(cached), s) {
+	// Steady state rewrites nothing; a waiting runtime's progress figures
+	// wait a while.
+	if equality.Semantic.DeepEqual(stored, s) || recent && waitMessages[reason] != "" && progressOnly(last, s) {
 		return nil
 	}
-	// What this controller wrote lately counts as written even before the
-	// cache shows it; a waiting runtime's progress figures wait a while.
-	if recent && (equality.Semantic.DeepEqual(last, s) || waitMessages[reason] != "" && progressOnly(last, s)) {
-		return nil
-	}
-	// The patch carries only status: the base is this object with the
-	// status as read.
+	// Only the status fields that changed from the stored status are
+	// patched (no conflicts with concurrent writers of others): the base is
+	// this object with that status. (A base with the stale status read
+	// would leave out a field that changed back to its stale value.)
 	base := rt.DeepCopyObject().(client.Object)
-	*statusOf(base) = *statusOf(cached)
+	*statusOf(base) = *stored.DeepCopy()
 	if err := r.Client.Status().Patch(ctx, rt, client.MergeFrom(base)); err != nil {
 		return client.IgnoreNotFound(err)
 	}
@@ -370,8 +398,9 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 // Dataset's PVC (watches.go says which changes count).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
-	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil {
-		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType are required")
+	_, resolves := r.Engine.(engines.Resolver)
+	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil && !resolves {
+		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType (unless the engine resolves one) are required")
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named(name).
 		For(r.NewObject(), builder.WithPredicates(runtimeChanged)).

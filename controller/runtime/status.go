@@ -4,6 +4,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // statusOf returns the shared status of any runtime kind.
@@ -32,9 +33,11 @@ func workerPhase(ready, desired int32) datav1alpha1.RuntimePhase {
 	return datav1alpha1.RuntimePhaseNotReady
 }
 
-// fuseCleanPolicy returns the runtime's FUSE cleanPolicy, defaulting to
-// OnRuntimeDeleted.
-func fuseCleanPolicy(obj client.Object) string {
+// fuseCleanPolicy returns the runtime's FUSE cleanPolicy: the one eng (this
+// reconcile's engine) says, when it says (engines.FuseVolume: a Thin
+// runtime's, else its profile's), else the runtime's own; unset, Fluid's
+// default OnRuntimeDeleted.
+func fuseCleanPolicy(eng engines.Engine, obj client.Object) string {
 	var p datav1alpha1.FuseCleanPolicy
 	switch r := obj.(type) {
 	case *datav1alpha1.AlluxioRuntime:
@@ -45,6 +48,9 @@ func fuseCleanPolicy(obj client.Object) string {
 		p = r.Spec.Fuse.CleanPolicy
 	case *datav1alpha1.ThinRuntime:
 		p = r.Spec.Fuse.CleanPolicy
+	}
+	if v, ok := eng.(engines.FuseVolume); ok {
+		p = v.FuseCleanPolicy(obj)
 	}
 	if p == "" {
 		return string(datav1alpha1.OnRuntimeDeletedCleanPolicy)

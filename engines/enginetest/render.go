@@ -14,8 +14,8 @@ import (
 // Render renders e's chart with the Helm SDK for the runtime rt serving the
 // Dataset, as the release rt.Name in rt.Namespace, and returns the values
 // and the manifests by template file ("templates/x.yaml"). The values come
-// from e.Values, or, when e is an engines.Resolver, from its ResolveValues
-// reading through r (which only a Resolver needs).
+// from e.Values, or, when e is an engines.Resolver, from the Values of the
+// engine it resolves reading through r (which only a Resolver needs).
 func Render(t testing.TB, e engines.Engine, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, map[string]string) {
 	t.Helper()
 	var (
@@ -26,7 +26,10 @@ func Render(t testing.TB, e engines.Engine, r client.Reader, ds *datav1alpha1.Da
 		if r == nil {
 			t.Fatalf("%s engine resolves its values: Render needs a client.Reader", e.Type())
 		}
-		values, err = res.ResolveValues(context.Background(), r, ds, rt)
+		var resolved engines.Engine
+		if resolved, err = res.Resolve(context.Background(), r, rt); err == nil {
+			values, err = resolved.Values(ds, rt)
+		}
 	} else {
 		values, err = e.Values(ds, rt)
 	}

@@ -9,7 +9,9 @@
 // SecretRoot, projected from its Secret by a secret volume, never as a value.
 //
 // Because its values depend on another object, the engine implements
-// engines.Resolver; the plain Values method only explains that. It reports
-// no cache states (no engines.CacheReporter) by design: the FUSE program is
-// the user's, with no known metrics.
+// engines.Resolver: the reconciler reads the profile once per reconcile
+// (Resolve) and asks the ProfileEngine it returns for the values, topology,
+// mount type and FUSE cleanPolicy; the plain Values method only explains
+// that. It reports no cache states (no engines.CacheReporter) by design: the
+// FUSE program is the user's, with no known metrics.
 package thin

@@ -1,7 +1,6 @@
 package thin
 
 import (
-	"context"
 	"fmt"
 	"io/fs"
 
@@ -16,9 +15,11 @@ import (
 type Engine struct{}
 
 var (
-	_ engines.Engine           = Engine{}
-	_ engines.TopologyResolver = Engine{}
-	_ engines.Resolver         = Engine{}
+	_ engines.Engine     = Engine{}
+	_ engines.Resolver   = Engine{}
+	_ engines.Engine     = ProfileEngine{}
+	_ engines.Topology   = ProfileEngine{}
+	_ engines.FuseVolume = ProfileEngine{}
 )
 
 // Type implements engines.Engine.
@@ -34,20 +35,62 @@ func (Engine) Operations() []datav1alpha1.OperationKind {
 }
 
 // Values implements engines.Engine. Thin values cannot be computed from the
-// runtime alone, so it always fails; the reconciler calls ResolveValues.
+// runtime alone, so it always fails; the reconciler calls Resolve and takes
+// the values of the ProfileEngine it returns.
 func (Engine) Values(_ *datav1alpha1.Dataset, rt client.Object) (map[string]any, error) {
 	return nil, engines.Invalid("ThinRuntime %s/%s: the Thin engine needs the ThinRuntimeProfile named by spec.profileName, "+
-		"so its values come from ResolveValues (engines.Resolver), not Values", rt.GetNamespace(), rt.GetName())
+		"so its values come from Resolve (engines.Resolver), not Values", rt.GetNamespace(), rt.GetName())
 }
 
-// ResolveComponents implements engines.TopologyResolver: workers run when
-// the runtime or its profile enables them.
-func (Engine) ResolveComponents(ctx context.Context, r client.Reader, obj client.Object) (engines.Components, error) {
-	rt, profile, err := withProfile(ctx, r, obj)
+// ProfileEngine is the Thin engine with a runtime's ThinRuntimeProfile read
+// (Engine.Resolve): everything it says about the runtime comes from that
+// one version of the profile, without reading it again.
+type ProfileEngine struct {
+	// Profile is the runtime's ThinRuntimeProfile.
+	Profile *datav1alpha1.ThinRuntimeProfile
+}
+
+// Type implements engines.Engine.
+func (ProfileEngine) Type() string { return Engine{}.Type() }
+
+// Chart implements engines.Engine.
+func (ProfileEngine) Chart() fs.FS { return Engine{}.Chart() }
+
+// Operations implements engines.Engine.
+func (ProfileEngine) Operations() []datav1alpha1.OperationKind { return Engine{}.Operations() }
+
+// Values implements engines.Engine: the chart values of the runtime merged
+// over the profile.
+func (e ProfileEngine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+	rt, err := thinRuntime(obj)
 	if err != nil {
-		return engines.Components{}, err
+		return nil, err
 	}
-	return ComponentsOf(profile, rt), nil
+	return ValuesFor(ds, e.Profile, rt)
+}
+
+// Components implements engines.Topology: workers run when the runtime or
+// its profile enables them (a runtime of another kind runs none).
+func (e ProfileEngine) Components(obj client.Object) engines.Components {
+	rt, err := thinRuntime(obj)
+	if err != nil {
+		return engines.Components{}
+	}
+	return ComponentsOf(e.Profile, rt)
+}
+
+// MountType implements engines.FuseVolume: the profile's fileSystemType.
+func (e ProfileEngine) MountType(client.Object) string { return MountType(e.Profile) }
+
+// FuseCleanPolicy implements engines.FuseVolume: the runtime's
+// spec.fuse.cleanPolicy, else the profile's (as Merge); "" leaves the
+// default to the reconciler.
+func (e ProfileEngine) FuseCleanPolicy(obj client.Object) datav1alpha1.FuseCleanPolicy {
+	rt, err := thinRuntime(obj)
+	if err != nil {
+		return ""
+	}
+	return Merge(e.Profile, rt).Fuse.CleanPolicy
 }
 
 // ComponentsOf is the exact topology of a runtime with its profile: workers

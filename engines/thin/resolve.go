@@ -15,24 +15,28 @@ import (
 // not exist (yet); the runtime waits for it.
 const ReasonProfileNotFound = "ProfileNotFound"
 
-// ResolveValues implements engines.Resolver: it reads the runtime's
-// ThinRuntimeProfile and returns the chart values of the merged spec.
-func (Engine) ResolveValues(ctx context.Context, r client.Reader, ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
-	rt, profile, err := withProfile(ctx, r, obj)
+// Resolve implements engines.Resolver: it reads the runtime's
+// ThinRuntimeProfile, once, and returns the ProfileEngine that renders,
+// sizes and mounts the runtime with it.
+func (Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (engines.Engine, error) {
+	rt, err := thinRuntime(obj)
 	if err != nil {
 		return nil, err
 	}
-	return ValuesFor(ds, profile, rt)
+	profile, err := Profile(ctx, r, rt)
+	if err != nil {
+		return nil, err
+	}
+	return ProfileEngine{Profile: profile}, nil
 }
 
-// withProfile returns obj as a ThinRuntime with its profile.
-func withProfile(ctx context.Context, r client.Reader, obj client.Object) (*datav1alpha1.ThinRuntime, *datav1alpha1.ThinRuntimeProfile, error) {
+// thinRuntime returns obj as a ThinRuntime.
+func thinRuntime(obj client.Object) (*datav1alpha1.ThinRuntime, error) {
 	rt, ok := obj.(*datav1alpha1.ThinRuntime)
 	if !ok {
-		return nil, nil, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
+		return nil, engines.Invalid("the Thin engine serves ThinRuntimes, not %T", obj)
 	}
-	profile, err := Profile(ctx, r, rt)
-	return rt, profile, err
+	return rt, nil
 }
 
 // Profile reads the ThinRuntimeProfile that rt's spec.profileName names.
@@ -53,17 +57,4 @@ func Profile(ctx context.Context, r client.Reader, rt *datav1alpha1.ThinRuntime)
 		return nil, fmt.Errorf("reading ThinRuntimeProfile %q of ThinRuntime %s/%s: %w", name, rt.Namespace, rt.Name, err)
 	}
 	return profile, nil
-}
-
-// MountTypeFrom returns a function that reads a ThinRuntime's profile with
-// r and returns its MountType, the shape of the runtime reconciler's
-// MountType field.
-func MountTypeFrom(r client.Reader) func(context.Context, client.Object) (string, error) {
-	return func(ctx context.Context, obj client.Object) (string, error) {
-		_, profile, err := withProfile(ctx, r, obj)
-		if err != nil {
-			return "", err
-		}
-		return MountType(profile), nil
-	}
 }

@@ -27,9 +27,18 @@ func reasonOf(t *testing.T, err error) string {
 	return e.Reason
 }
 
-func TestResolveValuesReadsTheProfile(t *testing.T) {
+// resolveValues resolves rt's engine through r and returns its values.
+func resolveValues(r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error) {
+	e, err := thin.Engine{}.Resolve(context.Background(), r, rt)
+	if err != nil {
+		return nil, err
+	}
+	return e.Values(ds, rt)
+}
+
+func TestResolveReadsTheProfile(t *testing.T) {
 	ds, profile, rt := sample()
-	got, err := thin.Engine{}.ResolveValues(context.Background(), fakeReader(profile), ds, rt)
+	got, err := resolveValues(fakeReader(profile), ds, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,16 +47,57 @@ func TestResolveValuesReadsTheProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ResolveValues differs from ValuesFor with the stored profile (-want +got):\n%s", diff)
+		t.Errorf("the resolved engine's values differ from ValuesFor with the stored profile (-want +got):\n%s", diff)
 	}
 	if fuse := got["fuse"].(map[string]any); fuse["image"] != "registry.example.com/nfs-fuse:v1.1" {
 		t.Errorf("fuse image %v: the profile was not applied", fuse["image"])
 	}
 }
 
-func TestResolveValuesProfileNotFound(t *testing.T) {
+// TestResolveReadsOnce: the resolved engine answers everything the
+// reconciler asks (values, topology, mount type, clean policy) from the one
+// read Resolve made, even after the stored profile changed.
+func TestResolveReadsOnce(t *testing.T) {
+	ds, profile, rt := sample()
+	profile.Spec.Fuse.CleanPolicy = datav1alpha1.OnDemandCleanPolicy
+	reads := 0
+	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(profile).WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			reads++
+			return c.Get(ctx, k, obj, opts...)
+		},
+	}).Build()
+	e, err := thin.Engine{}.Resolve(context.Background(), c, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := profile.DeepCopy()
+	changed.Spec.FileSystemType, changed.Spec.Worker.Enabled = "fuse.other", false
+	changed.Spec.Fuse.CleanPolicy = datav1alpha1.OnFuseChangedCleanPolicy
+	if err := c.Update(context.Background(), changed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Values(ds, rt); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.(engines.Topology).Components(rt); got != (engines.Components{Worker: true}) {
+		t.Errorf("Components = %+v", got)
+	}
+	v := e.(engines.FuseVolume)
+	if got := v.MountType(rt); got != "fuse.nfs-fuse" {
+		t.Errorf("MountType = %q, want the fileSystemType of the profile as resolved", got)
+	}
+	if got := v.FuseCleanPolicy(rt); got != datav1alpha1.OnDemandCleanPolicy {
+		t.Errorf("FuseCleanPolicy = %q, want the cleanPolicy of the profile as resolved", got)
+	}
+	if reads != 1 {
+		t.Errorf("%d reads, want the one of Resolve", reads)
+	}
+}
+
+func TestResolveProfileNotFound(t *testing.T) {
 	ds, _, rt := sample()
-	_, err := thin.Engine{}.ResolveValues(context.Background(), fakeReader(), ds, rt)
+	_, err := resolveValues(fakeReader(), ds, rt)
 	if r := reasonOf(t, err); r != thin.ReasonProfileNotFound {
 		t.Errorf("reason %q, want %q", r, thin.ReasonProfileNotFound)
 	}
@@ -56,18 +106,18 @@ func TestResolveValuesProfileNotFound(t *testing.T) {
 	}
 }
 
-func TestResolveValuesWithoutProfileName(t *testing.T) {
+func TestResolveWithoutProfileName(t *testing.T) {
 	ds, profile, rt := sample()
 	rt.Spec.ProfileName = ""
-	_, err := thin.Engine{}.ResolveValues(context.Background(), fakeReader(profile), ds, rt)
+	_, err := resolveValues(fakeReader(profile), ds, rt)
 	if r := reasonOf(t, err); r != engines.ReasonInvalidSpec || !strings.Contains(err.Error(), "spec.profileName") {
 		t.Errorf("got %s: %v; want InvalidSpec naming spec.profileName", r, err)
 	}
 }
 
-// TestResolveValuesAPIError: a failing read is not a spec problem; the
+// TestResolveAPIError: a failing read is not a spec problem; the
 // reconciler retries it.
-func TestResolveValuesAPIError(t *testing.T) {
+func TestResolveAPIError(t *testing.T) {
 	ds, profile, rt := sample()
 	boom := apierrors.NewServiceUnavailable("etcd is down")
 	c := fake.NewClientBuilder().WithScheme(scheme.New()).WithObjects(profile).WithInterceptorFuncs(interceptor.Funcs{
@@ -75,18 +125,21 @@ func TestResolveValuesAPIError(t *testing.T) {
 			return boom
 		},
 	}).Build()
-	_, err := thin.Engine{}.ResolveValues(context.Background(), c, ds, rt)
+	_, err := resolveValues(c, ds, rt)
 	var e *engines.Error
 	if err == nil || errors.As(err, &e) || !errors.Is(err, boom) {
 		t.Errorf("err = %v; want the API error, wrapped, not an engines.Error", err)
 	}
 }
 
-func TestResolveValuesRejectsOtherKinds(t *testing.T) {
+func TestResolveRejectsOtherKinds(t *testing.T) {
 	ds, profile, _ := sample()
-	_, err := thin.Engine{}.ResolveValues(context.Background(), fakeReader(profile), ds, &datav1alpha1.JuiceFSRuntime{})
+	_, err := resolveValues(fakeReader(profile), ds, &datav1alpha1.JuiceFSRuntime{})
 	if r := reasonOf(t, err); r != engines.ReasonInvalidSpec {
 		t.Errorf("reason %q", r)
+	}
+	if _, err := (thin.ProfileEngine{Profile: profile}).Values(ds, &datav1alpha1.JuiceFSRuntime{}); reasonOf(t, err) != engines.ReasonInvalidSpec {
+		t.Errorf("a resolved engine's values for another kind: %v", err)
 	}
 }
 
@@ -101,8 +154,8 @@ func TestProfileIsClusterScoped(t *testing.T) {
 func TestValuesExplainsResolver(t *testing.T) {
 	ds, _, rt := sample()
 	_, err := thin.Engine{}.Values(ds, rt)
-	if r := reasonOf(t, err); r != engines.ReasonInvalidSpec || !strings.Contains(err.Error(), "ResolveValues") || !strings.Contains(err.Error(), "spec.profileName") {
-		t.Errorf("Values error %q must point to ResolveValues and the profile", err)
+	if r := reasonOf(t, err); r != engines.ReasonInvalidSpec || !strings.Contains(err.Error(), "Resolve") || !strings.Contains(err.Error(), "spec.profileName") {
+		t.Errorf("Values error %q must point to Resolve and the profile", err)
 	}
 }
 
@@ -112,18 +165,21 @@ func TestEngineIdentity(t *testing.T) {
 	if e.Type() != "thin" || len(e.Operations()) != 1 || e.Operations()[0] != datav1alpha1.DataProcessKind {
 		t.Errorf("type %q, operations %v", e.Type(), e.Operations())
 	}
+	if p := (thin.ProfileEngine{Profile: profile}); p.Type() != e.Type() || p.Chart() == nil || len(p.Operations()) != 1 {
+		t.Errorf("the resolved engine is not the Thin engine: type %q, operations %v", p.Type(), p.Operations())
+	}
 	if got := thin.FusePath("team-a", "imagenet"); got != "/runtime-mnt/thin/team-a/imagenet/thin-fuse" {
 		t.Errorf("FusePath = %s", got)
 	}
 	if got := thin.MountType(profile); got != "fuse.nfs-fuse" {
 		t.Errorf("MountType = %q, want the profile's fileSystemType", got)
 	}
-	if got, err := e.ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{Worker: true}) {
-		t.Errorf("ResolveComponents = %+v, %v", got, err)
+	if got := (thin.ProfileEngine{Profile: profile}).Components(rt); got != (engines.Components{Worker: true}) {
+		t.Errorf("Components = %+v", got)
 	}
 	rt.Spec.Worker.Enabled = false
-	if got, err := e.ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{}) {
-		t.Errorf("ResolveComponents without workers = %+v, %v", got, err)
+	if got := (thin.ProfileEngine{Profile: profile}).Components(rt); got != (engines.Components{}) {
+		t.Errorf("Components without workers = %+v", got)
 	}
 	profile.Spec.Worker.Enabled = true
 	if got := thin.ComponentsOf(profile, rt); got != (engines.Components{Worker: true}) {
@@ -131,30 +187,52 @@ func TestEngineIdentity(t *testing.T) {
 	}
 }
 
-func TestMountTypeFrom(t *testing.T) {
+func TestResolvedMountType(t *testing.T) {
 	_, profile, rt := sample()
-	got, err := thin.MountTypeFrom(fakeReader(profile))(context.Background(), rt)
-	if err != nil || got != "fuse.nfs-fuse" {
-		t.Errorf("MountTypeFrom = %q, %v; want the profile's fileSystemType", got, err)
+	e, err := thin.Engine{}.Resolve(context.Background(), fakeReader(profile), rt)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := thin.MountTypeFrom(fakeReader())(context.Background(), rt); reasonOf(t, err) != thin.ReasonProfileNotFound {
-		t.Errorf("missing profile: %v", err)
+	if got := e.(engines.FuseVolume).MountType(rt); got != "fuse.nfs-fuse" {
+		t.Errorf("MountType = %q; want the profile's fileSystemType", got)
 	}
 }
 
-func TestResolveComponentsReadsTheProfile(t *testing.T) {
+// TestFuseCleanPolicy: the runtime's spec.fuse.cleanPolicy, else the
+// profile's, else "" (the reconciler's default, OnRuntimeDeleted).
+func TestFuseCleanPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		profile, runtime, want datav1alpha1.FuseCleanPolicy
+	}{
+		{"", "", ""},
+		{datav1alpha1.OnDemandCleanPolicy, "", datav1alpha1.OnDemandCleanPolicy},
+		{"", datav1alpha1.OnFuseChangedCleanPolicy, datav1alpha1.OnFuseChangedCleanPolicy},
+		{datav1alpha1.OnDemandCleanPolicy, datav1alpha1.OnRuntimeDeletedCleanPolicy, datav1alpha1.OnRuntimeDeletedCleanPolicy},
+	} {
+		_, profile, rt := sample()
+		profile.Spec.Fuse.CleanPolicy, rt.Spec.Fuse.CleanPolicy = tc.profile, tc.runtime
+		if got := (thin.ProfileEngine{Profile: profile}).FuseCleanPolicy(rt); got != tc.want {
+			t.Errorf("profile %q, runtime %q: FuseCleanPolicy = %q, want %q", tc.profile, tc.runtime, got, tc.want)
+		}
+	}
+}
+
+func TestComponentsFollowTheProfile(t *testing.T) {
 	_, profile, rt := sample()
 	rt.Spec.Worker.Enabled = false
 	profile.Spec.Worker.Enabled = true
-	got, err := thin.Engine{}.ResolveComponents(context.Background(), fakeReader(profile), rt)
-	if err != nil || got != (engines.Components{Worker: true}) {
-		t.Errorf("ResolveComponents with a profile enabling workers = %+v, %v", got, err)
+	e, err := thin.Engine{}.Resolve(context.Background(), fakeReader(profile), rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.(engines.Topology).Components(rt); got != (engines.Components{Worker: true}) {
+		t.Errorf("Components with a profile enabling workers = %+v", got)
 	}
 	profile.Spec.Worker.Enabled = false
-	if got, err := (thin.Engine{}).ResolveComponents(context.Background(), fakeReader(profile), rt); err != nil || got != (engines.Components{}) {
-		t.Errorf("ResolveComponents without workers = %+v, %v", got, err)
+	if got := (thin.ProfileEngine{Profile: profile}).Components(rt); got != (engines.Components{}) {
+		t.Errorf("Components without workers = %+v", got)
 	}
-	if _, err := (thin.Engine{}).ResolveComponents(context.Background(), fakeReader(), rt); err == nil {
+	if _, err := (thin.Engine{}).Resolve(context.Background(), fakeReader(), rt); err == nil {
 		t.Error("a missing profile must be an error")
 	}
 }

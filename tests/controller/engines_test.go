@@ -64,7 +64,8 @@ func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
 // TestThinRuntimeStartsFromItsProfile shows a ThinRuntime waits, with a
 // condition naming its missing ThinRuntimeProfile, until the profile is
 // created; then its FUSE release is installed and the Dataset bound (no
-// workers to wait for), with the profile's file-system type on the PV.
+// workers to wait for), with the profile's file-system type and FUSE
+// cleanPolicy on the PV.
 func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
@@ -88,7 +89,7 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 	profile := &datav1alpha1.ThinRuntimeProfile{ObjectMeta: metav1.ObjectMeta{Name: profileName}, Spec: datav1alpha1.ThinRuntimeProfileSpec{
 		FileSystemType: "nfs",
 		Fuse: datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "registry.example.com/nfs-fuse", ImageTag: "v1"},
-			Command: []string{"/usr/local/bin/mount-nfs"}},
+			Command: []string{"/usr/local/bin/mount-nfs"}, CleanPolicy: datav1alpha1.OnDemandCleanPolicy},
 	}}
 	if err := env.Client.Create(ctx, profile); err != nil {
 		t.Fatal(err)
@@ -110,6 +111,9 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 	}
 	if got := pv.Spec.CSI.VolumeAttributes[datav1alpha1.VolumeAttrMountType]; got != "nfs" {
 		t.Errorf("PV mount_type %q, want the profile's fileSystemType", got)
+	}
+	if got := pv.Spec.CSI.VolumeAttributes[datav1alpha1.VolumeAttrFuseCleanPolicy]; got != string(datav1alpha1.OnDemandCleanPolicy) {
+		t.Errorf("PV %s %q, want the profile's FUSE cleanPolicy (the runtime names none)", datav1alpha1.VolumeAttrFuseCleanPolicy, got)
 	}
 	if err := env.Client.Get(ctx, key("share-worker"), &appsv1.StatefulSet{}); err == nil {
 		t.Error("a worker StatefulSet was installed though neither the runtime nor the profile enables workers")
