@@ -1,17 +1,9 @@
 package controller_test
 
 import (
-	"bytes"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -28,27 +20,8 @@ import (
 func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
-	page, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "engines", "alluxio", "testdata", "master-metrics.prom"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader, err := alluxio.ParseMetrics(bytes.NewReader(page))
-	if err != nil || leader.CachedBytes == 0 {
-		t.Fatalf("sample page: %+v, %v", leader, err)
-	}
-	serve := func(body []byte) int {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != (alluxio.Engine{}).MetricsPath() {
-				http.NotFound(w, r)
-				return
-			}
-			_, _ = w.Write(body)
-		}))
-		t.Cleanup(srv.Close)
-		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-		p, _ := strconv.Atoi(port)
-		return p
-	}
+	page, leader := samplePage(t, "alluxio", alluxio.ParseMetrics)
+	path := alluxio.Engine{}.MetricsPath()
 	ds := testobj.Dataset("coco", ns, testobj.WithMounts("s3://bucket/coco"))
 	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)
@@ -64,15 +37,9 @@ func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 			t.Logf("runtime conditions: %+v", rt.Status.Conditions)
 		}
 	})
-	metricsPod(t, ns, "coco-master-0", alluxio.Engine{}.CachePods(rt), serve(page))
-	metricsPod(t, ns, "coco-master-1", alluxio.Engine{}.CachePods(rt), serve([]byte("# standby: no cluster metrics\n")))
-	for _, name := range []string{"coco-master", "coco-worker"} {
-		sts := &appsv1.StatefulSet{}
-		eventually(t, 20*time.Second, "Helm installs "+name, func() bool {
-			return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, sts) == nil
-		})
-		markReady(t, sts)
-	}
+	metricsPod(t, ns, "coco-master-0", alluxio.Engine{}.CachePods(rt), servePage(t, path, page))
+	metricsPod(t, ns, "coco-master-1", alluxio.Engine{}.CachePods(rt), servePage(t, path, []byte("# standby: no cluster metrics\n")))
+	readyMastersAndWorkers(t, ns, "coco")
 	want := engines.CacheStates(leader, 2<<30, 0)
 	got := &datav1alpha1.Dataset{}
 	eventually(t, 20*time.Second, "the Dataset reports the leading master's cache states", func() bool {

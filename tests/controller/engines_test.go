@@ -32,16 +32,7 @@ func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
-	ds := testobj.Dataset("logs", ns, testobj.WithMounts("oss://bucket/logs"))
-	ds.Spec.Mounts[0].Options = map[string]string{"fs.oss.endpoint": "oss-cn-hangzhou.aliyuncs.com"}
-	if err := env.Client.Create(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
-	rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "logs", Namespace: ns}, Spec: datav1alpha1.JindoRuntimeSpec{
-		Replicas: 2, TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{testobj.Level(datav1alpha1.SSD, "/mnt/jindo", "20Gi")}}}}
-	if err := env.Client.Create(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
+	rt := createJindo(ctx, t, ns)
 	master, worker := &appsv1.StatefulSet{}, &appsv1.StatefulSet{}
 	eventually(t, 20*time.Second, "Helm installs masters and workers and the runtime waits for the masters", func() bool {
 		return env.Client.Get(ctx, key("logs-master"), master) == nil && env.Client.Get(ctx, key("logs-worker"), worker) == nil &&
@@ -52,6 +43,7 @@ func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
 		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.WorkerNumberReady == 2 && readyReason(rt.Status.Conditions) == runtime.ReasonMastersNotReady
 	})
 	markReady(t, master)
+	ds := &datav1alpha1.Dataset{}
 	eventually(t, 20*time.Second, "the Dataset is Bound to the jindo runtime", func() bool {
 		return env.Client.Get(ctx, key("logs"), ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase &&
 			len(ds.Status.Runtimes) == 1 && ds.Status.Runtimes[0].Type == "jindo"
