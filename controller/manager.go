@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	crlog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -53,6 +55,7 @@ const LeaderElectionID = "sluice-controller.data.fluid.io"
 func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	cfg.WarningHandlerWithContext = apiWarnings()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  sluicescheme.New(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
@@ -92,4 +95,12 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// apiWarnings logs each distinct API server warning once. The same warning
+// otherwise repeats for every Dataset: Kubernetes warns that the default
+// PVC size, Fluid's 100Pi, is a "fractional byte value" (a false warning:
+// the check converts the size to milli-units, which overflows int64).
+func apiWarnings() rest.WarningHandlerWithContext {
+	return crlog.NewKubeAPIWarningLogger(crlog.KubeAPIWarningLoggerOptions{Deduplicate: true})
 }

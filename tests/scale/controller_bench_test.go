@@ -123,6 +123,7 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
 	peak := ctrl.PeakRSS()
+	saveLog(b, ctrl)
 	saveMetrics()
 	b.Log(breakdown(ctx, cl, ns.Name, start))
 	b.Log("\n" + timeline(ctx, cl, ns.Name, start))

@@ -10,7 +10,25 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/sluice-data/sluice/tests/simcluster"
 )
+
+// saveLog copies the controller's log into SLUICE_BENCH_PROFILE_DIR, when
+// set (the cluster's directory is removed when the run ends).
+func saveLog(b *testing.B, p *simcluster.Process) {
+	dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR")
+	if dir == "" {
+		return
+	}
+	data, err := os.ReadFile(p.LogPath())
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "sluice-controller.log"), data, 0o644)
+	}
+	if err != nil {
+		b.Log(err)
+	}
+}
 
 // profileAPIServer saves, when SLUICE_BENCH_PROFILE_DIR names a
 // directory, a CPU profile of the API server taken from `after` into the
