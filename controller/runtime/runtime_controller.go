@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -111,7 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		read = statusOf(rt).DeepCopy() // as the API server returned it
 	}
 	ds := &datav1alpha1.Dataset{}
-	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
+	if err := r.getDataset(ctx, req.NamespacedName, ds); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{RequeueAfter: 10 * time.Second}, r.setReady(ctx, rt, read, metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset "+req.String())
 		}
@@ -183,6 +184,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, read, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
+}
+
+// getDataset reads the runtime's Dataset from the cache or, when the cache
+// does not have it, from the API server: a Dataset and its runtime are
+// usually created together, and their informers deliver them in either
+// order. Waiting for the cache instead would requeue the runtime behind
+// every runtime created after it.
+func (r *Reconciler) getDataset(ctx context.Context, key types.NamespacedName, ds *datav1alpha1.Dataset) error {
+	err := r.Client.Get(ctx, key, ds)
+	if apierrors.IsNotFound(err) && r.Live != nil {
+		err = r.Live.Get(ctx, key, ds)
+	}
+	return err
 }
 
 // resolve returns the engine for rt in this reconcile and its chart values.
