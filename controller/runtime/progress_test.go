@@ -40,24 +40,7 @@ func TestStatusWrites(t *testing.T) {
 	// while stale is set, the runtime as it was before.
 	var stale *datav1alpha1.AlluxioRuntime
 	writes := 0
-	c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
-		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
-		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && stale != nil {
-					stale.DeepCopyInto(r)
-					return nil
-				}
-				return c.Get(ctx, k, obj, opts...)
-			},
-			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				if _, ok := obj.(*datav1alpha1.AlluxioRuntime); ok {
-					writes++
-				}
-				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-			},
-		}).Build()
+	c := laggingAPI(ds, rt, &stale, &writes)
 	recorder := events.NewFakeRecorder(10)
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
@@ -209,18 +192,7 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", UID: "rt-1"}, Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 1}}
 	key := types.NamespacedName{Namespace: "n", Name: "d"}
 	var stale *datav1alpha1.AlluxioRuntime
-	c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
-		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
-		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && stale != nil {
-					stale.DeepCopyInto(r)
-					return nil
-				}
-				return c.Get(ctx, k, obj, opts...)
-			},
-		}).Build()
+	c := laggingAPI(ds, rt, &stale, new(int))
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
 		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
@@ -265,4 +237,29 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 	if got.Status.WorkerNumberUnavailable != 0 || got.Status.WorkerNumberReady != 1 {
 		t.Errorf("stored status: %d workers unavailable, %d ready; want 0 and 1", got.Status.WorkerNumberUnavailable, got.Status.WorkerNumberReady)
 	}
+}
+
+// laggingAPI is a fake API server holding ds, rt and the node node-a, read
+// through a cache that, while *stale is set, shows that runtime instead of
+// the stored one (a cache behind the controller's last write); it counts
+// the runtime's status writes in *writes.
+func laggingAPI(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, stale **datav1alpha1.AlluxioRuntime, writes *int) client.Client {
+	return fakeclient.NewClientBuilder().WithScheme(scheme.New()).
+		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
+		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && *stale != nil {
+					(*stale).DeepCopyInto(r)
+					return nil
+				}
+				return c.Get(ctx, k, obj, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				if _, ok := obj.(*datav1alpha1.AlluxioRuntime); ok {
+					*writes++
+				}
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
+		}).Build()
 }
