@@ -57,7 +57,10 @@ deny contains {"rule": "sidecar-without-fuse", "message": msg} if {
 	msg := sprintf("volume %q uses dataset %s, whose runtime has no FUSE template to inject as a sidecar", [v.volume, dataset_ref(v.dataset)])
 }
 
-pod_labels["done.sidecar.fluid.io/inject"] := "true" if {
+# The key is bound in the body for speed, as for pod_annotations
+# (volumes.rego).
+pod_labels[key] := "true" if {
 	serverless
 	uses_datasets
+	key := "done.sidecar.fluid.io/inject"
 }

