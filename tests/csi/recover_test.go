@@ -114,10 +114,7 @@ func TestRecoveryAfterFuseRestart(t *testing.T) {
 	go d.RunRecovery(ctx, 200*time.Millisecond)
 
 	// The FUSE process dies: the Pod's view breaks.
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = first.Wait()
+	crashFuse(t, first, fuseDir)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(target, "hello.txt")); err != nil && mount.IsCorruptedMnt(err) {
@@ -175,11 +172,7 @@ func TestStageClearsABrokenFuseMount(t *testing.T) {
 	if err := os.MkdirAll(fuseDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := startFuse(t, fuseDir)
-	if err := p.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = p.Wait()
+	crashFuse(t, startFuse(t, fuseDir), fuseDir)
 	if _, err := os.Stat(fuseDir); !mount.IsCorruptedMnt(err) {
 		t.Fatalf("expected a broken mount after the kill, stat says %v", err)
 	}
