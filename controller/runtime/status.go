@@ -39,18 +39,17 @@ func workerPhase(ready, desired int32) datav1alpha1.RuntimePhase {
 // default OnRuntimeDeleted.
 func fuseCleanPolicy(eng engines.Engine, obj client.Object) string {
 	var p datav1alpha1.FuseCleanPolicy
-	switch r := obj.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		p = r.Spec.Fuse.CleanPolicy
-	case *datav1alpha1.JuiceFSRuntime:
-		p = r.Spec.Fuse.CleanPolicy
-	case *datav1alpha1.JindoRuntime:
-		p = r.Spec.Fuse.CleanPolicy
-	case *datav1alpha1.ThinRuntime:
-		p = r.Spec.Fuse.CleanPolicy
-	}
 	if v, ok := eng.(engines.FuseVolume); ok {
 		p = v.FuseCleanPolicy(obj)
+	} else {
+		switch r := obj.(type) {
+		case *datav1alpha1.AlluxioRuntime:
+			p = r.Spec.Fuse.CleanPolicy
+		case *datav1alpha1.JuiceFSRuntime:
+			p = r.Spec.Fuse.CleanPolicy
+		case *datav1alpha1.JindoRuntime:
+			p = r.Spec.Fuse.CleanPolicy
+		}
 	}
 	if p == "" {
 		return string(datav1alpha1.OnRuntimeDeletedCleanPolicy)
