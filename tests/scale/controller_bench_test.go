@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -130,14 +129,13 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err != nil {
-		b.Log(breakdown(context.Background(), cl, ns.Name, start))
+		b.Log(stages(context.Background(), cl, ns.Name, start))
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
 	peak := ctrl.PeakRSS()
 	saveLog(b, ctrl)
 	saveMetrics()
-	b.Log(breakdown(ctx, cl, ns.Name, start))
-	b.Log("\n" + timeline(ctx, cl, ns.Name, start))
+	b.Log("\n" + stages(ctx, cl, ns.Name, start))
 	if errs := reconcileErrors(ctrl); len(errs) > 0 {
 		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
 	}
@@ -198,8 +196,7 @@ func startController(b *testing.B, c *simcluster.Cluster, sluice string) (*simcl
 // workersStarted reports whether the named controller has logged that it
 // started its workers.
 func workersStarted(p *simcluster.Process, controller string) bool {
-	data, _ := os.ReadFile(p.LogPath())
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range logLines(p) {
 		if strings.Contains(line, `"msg":"Starting workers"`) && strings.Contains(line, `"controller":"`+controller+`"`) {
 			return true
 		}
@@ -207,54 +204,19 @@ func workersStarted(p *simcluster.Process, controller string) bool {
 	return false
 }
 
+// logLines are the lines the controller has logged so far.
+func logLines(p *simcluster.Process) []string {
+	data, _ := os.ReadFile(p.LogPath())
+	return strings.Split(string(data), "\n")
+}
+
 // reconcileErrors are the controller's logged reconcile errors.
 func reconcileErrors(p *simcluster.Process) []string {
-	data, _ := os.ReadFile(p.LogPath())
 	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
+	for _, line := range logLines(p) {
 		if strings.Contains(line, "Reconciler error") {
 			out = append(out, line)
 		}
 	}
 	return out
-}
-
-// breakdown reports when the last release's worker StatefulSet was created
-// and when the last worker pod was scheduled and became Ready (whole
-// seconds after start, as the API server records them), to show which
-// stage the time went to.
-func breakdown(ctx context.Context, c client.Client, ns string, start time.Time) string {
-	sts := &appsv1.StatefulSetList{}
-	pods := &corev1.PodList{}
-	if err := c.List(ctx, sts, client.InNamespace(ns)); err != nil {
-		return err.Error()
-	}
-	if err := c.List(ctx, pods, client.InNamespace(ns)); err != nil {
-		return err.Error()
-	}
-	var created, podCreated, scheduled, ready time.Time
-	for _, s := range sts.Items {
-		created = latest(created, s.CreationTimestamp.Time)
-	}
-	for _, p := range pods.Items {
-		podCreated = latest(podCreated, p.CreationTimestamp.Time)
-		for _, cond := range p.Status.Conditions {
-			switch cond.Type {
-			case corev1.PodScheduled:
-				scheduled = latest(scheduled, cond.LastTransitionTime.Time)
-			case corev1.PodReady:
-				ready = latest(ready, cond.LastTransitionTime.Time)
-			}
-		}
-	}
-	since := func(t time.Time) string { return t.Sub(start).Round(time.Second).String() }
-	return fmt.Sprintf("last worker StatefulSet created at +%s, last pod created +%s, scheduled +%s, Ready +%s",
-		since(created), since(podCreated), since(scheduled), since(ready))
-}
-
-func latest(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
