@@ -41,8 +41,12 @@ type objectKey struct {
 	namespace, name string
 }
 
-func keyOf(obj client.Object) objectKey {
-	return objectKey{kind: reflect.TypeOf(obj), namespace: obj.GetNamespace(), name: obj.GetName()}
+func keyOf(obj client.Object) objectKey { return keyFor(obj, client.ObjectKeyFromObject(obj)) }
+
+// keyFor is the key of the object of obj's kind that key names (obj need
+// not have been read yet).
+func keyFor(obj client.Object, key client.ObjectKey) objectKey {
+	return objectKey{kind: reflect.TypeOf(obj), namespace: key.Namespace, name: key.Name}
 }
 
 // Track stamps the objects of each kind from now on. Objects already in the

@@ -149,7 +149,7 @@ func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client
 		if !g.Changes.Tracks(obj) {
 			src.untracked = true
 		}
-		k := objectKey{kind: reflect.TypeOf(obj), namespace: key.Namespace, name: key.Name}
+		k := keyFor(obj, key)
 		src.deps = append(src.deps, dependency{key: k, stamp: g.Changes.stampOf(k)})
 	}
 	return GetOptional(ctx, g.Reader, key, obj)
