@@ -23,16 +23,23 @@ sched_required(ds) if labels[ds.labels.sched] == "required"
 # webhook precomputes them per dataset as ds.localities.
 locality_requirements(name, ds) := object.get(ds.localities, name, [])
 
-# Keys the Pod already constrains itself; Sluice adds nothing for them.
-# One complete rule: looking a key up in it costs one index, where a
-# partial set would evaluate its bodies again for every key looked up.
-pod_constrained_keys := (({key | some key, _ in input.pod.spec.nodeSelector} | {e.key |
+# constrained_key(key) holds when the Pod already constrains node label key
+# itself (nodeSelector, or a node affinity term); Sluice adds nothing for
+# it. A function of three bodies, each failing at its first lookup for a Pod
+# without such constraints: partial evaluation turns the negation below into
+# a support rule called once per candidate requirement, and a rule building
+# the Pod's key set would be rebuilt on every call.
+constrained_key(key) if input.pod.spec.nodeSelector[key]
+
+constrained_key(key) if {
 	some term in input.pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms
-	some e in term.matchExpressions
-}) | {e.key |
+	term.matchExpressions[_].key == key
+}
+
+constrained_key(key) if {
 	some p in input.pod.spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution
-	some e in p.preference.matchExpressions
-})
+	p.preference.matchExpressions[_].key == key
+}
 
 # The rules below inline sched_required and locality_requirements: a
 # function call costs more than the lookup it wraps.
@@ -42,7 +49,7 @@ preferred_terms contains {"weight": loc.weight, "preference": {"matchExpressions
 	not input.pod.metadata.labels[v.dataset.labels.sched] == "required"
 	some loc in data.sluice.config.mutating.affinity.preferred
 	some req in v.dataset.localities[loc.name]
-	not pod_constrained_keys[req.key]
+	not constrained_key(req.key)
 }
 
 required_requirements contains req if {
@@ -64,7 +71,7 @@ preferred_terms contains {"weight": 100, "preference": {"matchExpressions": [{"k
 	data.sluice.config.mutating.preferNodesWithoutCache.enabled
 	prefers_no_cache_candidate
 	not uses_datasets
-	not pod_constrained_keys["fluid.io/dataset-num"]
+	not constrained_key("fluid.io/dataset-num")
 }
 
 prefers_no_cache_candidate if input.pod.metadata.labels["fuse.serverful.fluid.io/inject"] == "true"
