@@ -60,7 +60,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
+	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery).Specialising(false)
 	reloader := &Reloader{
 		Client: mgr.GetClient(), Engine: engine, Base: base, Namespaces: o.PolicyNamespaces,
 		Recorder: mgr.GetEventRecorder("sluice-webhook"),

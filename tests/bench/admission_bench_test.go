@@ -78,7 +78,7 @@ func setup(b *testing.B) (client.Reader, *policy.Engine) {
 			setupErr = err
 			return
 		}
-		engine = policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
+		engine = policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery).Specialising(false) // as the webhook's
 		if setupErr = engine.Load(ctx, bundle); setupErr != nil {
 			return
 		}

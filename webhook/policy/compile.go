@@ -17,7 +17,7 @@ import (
 // It is immutable and safe for concurrent use.
 type Compiled struct {
 	bundle  *Bundle
-	queries map[string]rego.PreparedEvalQuery
+	queries map[string]*prepared
 	// generation numbers compiled bundles in an Engine; 0 outside one.
 	generation uint64
 	// deterministic is true when equal inputs always give equal results.
@@ -73,6 +73,13 @@ func NewStore(b *Bundle) storage.Store {
 // nothing changes for the caller, if any module does not parse or compile or
 // a query does not prepare.
 func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, error) {
+	return compile(ctx, b, nil, queries)
+}
+
+// compile is Compile that, with spec set, also prepares the specialisation
+// of each query by input class (specialize.go); *spec says whether a
+// class's first evaluation waits for its query.
+func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Compiled, error) {
 	modules, err := ParseModules(b, false)
 	if err != nil {
 		return nil, err
@@ -91,13 +98,18 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 		return nil, &CompileError{Errors: errs}
 	}
 	store := NewStore(b)
-	c := &Compiled{bundle: b, queries: map[string]rego.PreparedEvalQuery{}, deterministic: deterministic(compiler)}
+	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler)}
 	for i, q := range queries {
+		var specs *specializer
+		if spec != nil {
+			// Before prepare: that adds the residual's rules to compiler.
+			specs = newSpecializer(ctx, q, i, *spec, modules, compiler, store)
+		}
 		pq, err := prepare(ctx, q, i, compiler, store)
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}
-		c.queries[q] = pq
+		c.queries[q] = &prepared{general: pq, spec: specs}
 	}
 	return c, nil
 }
@@ -131,7 +143,7 @@ func (e *EvalError) Unwrap() error { return e.Err }
 // sort them). An undefined result is an error: every Sluice entrypoint
 // always has a value.
 func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast.Value, error) {
-	pq, ok := c.queries[query]
+	p, ok := c.queries[query]
 	if !ok {
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("query was not prepared")}
 	}
@@ -140,6 +152,16 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
+	pq := p.general
+	if p.spec != nil {
+		special, ok, err := p.spec.forInput(input)
+		if err != nil {
+			return nil, &EvalError{Query: query, Err: fmt.Errorf("specialising the query: %w", err)}
+		}
+		if ok {
+			pq = special
+		}
+	}
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue))
 	if err != nil {
 		return nil, &EvalError{Query: query, Err: err}
@@ -148,6 +170,13 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("undefined or ambiguous result (%d results)", len(rs))}
 	}
 	return rs[0].Expressions[0].Value.(ast.Value), nil
+}
+
+// prepared is a query prepared for evaluation: the general query, and the
+// specializer of its residual, if it has one.
+type prepared struct {
+	general rego.PreparedEvalQuery
+	spec    *specializer
 }
 
 // keepValue stands in for the conversion of results to Go values: the

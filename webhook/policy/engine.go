@@ -15,6 +15,7 @@ var ErrNotReady = errors.New("policies are not compiled yet")
 // swaps it in only if it compiles, so the last good policy set stays active.
 type Engine struct {
 	queries    []string
+	specialise *bool // nil: queries are not specialised
 	active     atomic.Pointer[Compiled]
 	generation atomic.Uint64
 }
@@ -22,10 +23,21 @@ type Engine struct {
 // NewEngine returns an engine that prepares the given queries.
 func NewEngine(queries ...string) *Engine { return &Engine{queries: queries} }
 
+// Specialising makes the engine specialise its queries by input class
+// (specialize.go), which pays off for an engine that evaluates many inputs.
+// The webhook's builds a class's query in the background and evaluates
+// with the general query meanwhile; with wait, a class's first evaluation
+// waits for it instead, so that every evaluation uses it (fixture tests).
+// It returns e.
+func (e *Engine) Specialising(wait bool) *Engine {
+	e.specialise = &wait
+	return e
+}
+
 // Load compiles b and, on success, makes it the active bundle. On failure
 // the previous bundle stays active and the error says what did not compile.
 func (e *Engine) Load(ctx context.Context, b *Bundle) error {
-	c, err := Compile(ctx, b, e.queries...)
+	c, err := compile(ctx, b, e.specialise, e.queries)
 	if err != nil {
 		return err
 	}

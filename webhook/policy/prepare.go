@@ -21,8 +21,7 @@ import (
 func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
 	if pr, err := rego.New(
 		rego.Query(q),
-		rego.PartialNamespace(fmt.Sprintf("sluice_prepared.q%d", i)),
-		rego.DisableInlining(completeRules(compiler)),
+		rego.PartialNamespace(preparedNamespace(i)),
 		rego.Compiler(compiler),
 		rego.Store(store),
 		rego.StrictBuiltinErrors(true),
@@ -40,25 +39,6 @@ func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store
 	).PrepareForEval(ctx)
 }
 
-// completeRules lists the complete rules of the compiled modules (single
-// value, no arguments, a plain name: pod_annotations["k"] := v adds to an
-// object and is not one). Partial evaluation keeps them as rules: evaluated once
-// per query and cached, where inlining would repeat them at every use.
-func completeRules(compiler *ast.Compiler) []string {
-	var refs []string
-	seen := map[string]bool{}
-	for _, m := range compiler.Modules {
-		for _, r := range m.Rules {
-			if len(r.Head.Args) > 0 || r.Head.RuleKind() != ast.SingleValue || len(r.Ref()) > 1 {
-				continue
-			}
-			ref := m.Package.Path.Extend(r.Ref())
-			k := ref.String()
-			if !seen[k] {
-				seen[k] = true
-				refs = append(refs, k)
-			}
-		}
-	}
-	return refs
-}
+// preparedNamespace is the package of the residual rules of a bundle's i-th
+// query.
+func preparedNamespace(i int) string { return fmt.Sprintf("sluice_prepared.q%d", i) }

@@ -1,0 +1,317 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/metrics"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/sluice-data/sluice/policies"
+)
+
+// specModule compares input values with constants in every way the
+// specializer decides (=, ==, !=, negated, both operand orders), in
+// partial sets, partial objects, else chains, defaults and functions, and
+// also reads the same values in ways it must leave alone.
+const specModule = `package t
+
+import rego.v1
+
+mode := "a" if input.labels.mode == "a"
+else := "b" if input.labels.mode == "b"
+else := "other"
+
+default flag := false
+
+flag if input.labels.flag != "off"
+
+answer := {"sets": sets, "obj": obj, "mode": mode, "flag": flag, "echo": echo, "fn": fn}
+
+sets contains "x" if input.labels.mode = "a"
+
+sets contains "y" if { not input.labels.mode == "b"; "c" != input.labels.other }
+
+sets contains "z" if { some k, v in input.labels; k == "mode"; v == "b" }
+
+obj["k"] := "v" if input.labels.flag == "on"
+
+obj[k] := "w" if { k := "dyn"; input.labels.other == "c" }
+
+echo := object.get(input.labels, "mode", "none")
+
+is_a(x) if x == "a"
+
+default fn := false
+
+fn if is_a(input.labels.mode)
+`
+
+var specValues = []string{"", "a", "b", "c", "on", "off", "zzz"} // "" stands for absent
+
+func specInput(mode, flag, other string) ast.Value {
+	labels := ast.NewObject()
+	for k, v := range map[string]string{"mode": mode, "flag": flag, "other": other} {
+		if v != "" {
+			labels.Insert(ast.StringTerm(k), ast.StringTerm(v))
+		}
+	}
+	return ast.NewObject(ast.Item(ast.StringTerm("labels"), ast.NewTerm(labels)))
+}
+
+func mustCompile(t *testing.T, b *Bundle, wait *bool, queries ...string) *Compiled {
+	t.Helper()
+	c, err := compile(context.Background(), b, wait, queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Over every combination of the compared values (absent, equal to a
+// constant, another value), the specialised query gives the general
+// query's result.
+func TestSpecialisedQueryMatchesGeneral(t *testing.T) {
+	ctx := context.Background()
+	wait := true
+	general := mustCompile(t, bundleWith(specModule), nil, q)
+	special := mustCompile(t, bundleWith(specModule), &wait, q)
+	if special.queries[q].spec == nil {
+		t.Fatal("the module was not specialised")
+	}
+	special.queries[q].spec.limit = len(specValues) * len(specValues) * len(specValues)
+	for _, mode := range specValues {
+		for _, flag := range specValues {
+			for _, other := range specValues {
+				in := specInput(mode, flag, other)
+				want, err := general.Eval(ctx, q, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := special.Eval(ctx, q, in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, ok, _ := special.queries[q].spec.forInput(in); !ok {
+					t.Fatalf("input %v has no specialised query", in)
+				}
+				if got.Compare(want) != 0 {
+					t.Errorf("input %v: specialised %v, general %v", in, got, want)
+				}
+			}
+		}
+	}
+}
+
+// The default mutating policies give the same decision either way for Pods
+// with every combination of the labels and annotations they compare.
+func TestDefaultPoliciesSpecialised(t *testing.T) {
+	ctx := context.Background()
+	b, err := DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := true
+	general := mustCompile(t, b, nil, policies.MutatingQuery)
+	special := mustCompile(t, b, &wait, policies.MutatingQuery)
+	spec := special.queries[policies.MutatingQuery].spec
+	if spec == nil {
+		t.Fatal("the default mutating query was not specialised")
+	}
+	var keys []string
+	for _, p := range spec.probes {
+		keys = append(keys, p.path.String())
+	}
+	for _, want := range []string{`pod.metadata.labels["serverless.fluid.io/inject"]`, `pod.metadata.labels["fuse.serverful.fluid.io/inject"]`} {
+		if !strings.Contains(strings.Join(keys, " "), want) {
+			t.Errorf("probes %v lack %s", keys, want)
+		}
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range 200 {
+		labels, annotations := map[string]string{}, map[string]string{}
+		for _, p := range spec.probes {
+			m := labels
+			if p.path[1].Value.Compare(ast.String("annotations")) == 0 {
+				m = annotations
+			}
+			key := string(p.path[2].Value.(ast.String))
+			switch rnd.IntN(3) {
+			case 0:
+				m[key] = string(p.consts[rnd.IntN(len(p.consts))].(ast.String))
+			case 1:
+				m[key] = "something-else"
+			}
+		}
+		in := mutatingInput(t, labels, annotations, i%2 == 0)
+		want, err := general.Eval(ctx, policies.MutatingQuery, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := special.Eval(ctx, policies.MutatingQuery, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Compare(want) != 0 {
+			t.Fatalf("labels %v annotations %v: specialised %v, general %v", labels, annotations, got, want)
+		}
+	}
+}
+
+func mutatingInput(t *testing.T, labels, annotations map[string]string, subPath bool) ast.Value {
+	t.Helper()
+	sub := ""
+	if subPath {
+		sub = "train"
+	}
+	doc := map[string]any{
+		"request":   map[string]any{"operation": "CREATE", "namespace": "team-a", "user": map[string]any{"username": "u", "groups": []any{}}, "dryRun": false},
+		"namespace": map[string]any{"name": "team-a", "labels": map[string]any{}},
+		"cluster":   map[string]any{"nativeSidecars": true},
+		"pod": map[string]any{
+			"metadata": map[string]any{"name": "p", "namespace": "team-a", "labels": labels, "annotations": annotations},
+			"spec":     map[string]any{"nodeSelector": map[string]any{"topology.kubernetes.io/zone": "zone-a"}},
+		},
+		"datasetVolumes": []any{map[string]any{
+			"volume": "data", "claim": "ds",
+			"dataset": map[string]any{
+				"namespace": "team-a", "name": "ds", "phase": "Bound",
+				"labels": map[string]any{"cache": "fluid.io/s-team-a-ds", "fuse": "fluid.io/f-team-a-ds", "sched": "fluid.io/dataset.ds.sched"},
+				"localities": map[string]any{
+					"fluid.io/node":               []any{map[string]any{"key": "fluid.io/s-team-a-ds", "operator": "In", "values": []any{"true"}}},
+					"topology.kubernetes.io/zone": []any{map[string]any{"key": "topology.kubernetes.io/zone", "operator": "In", "values": []any{"zone-a"}}},
+				},
+				"runtime": map[string]any{"type": "juicefs", "name": "ds", "namespace": "team-a", "fuse": true, "fuseNodeSelector": map[string]any{"pool": "gpu"}},
+				"volume":  map[string]any{"fluidPath": "/runtime-mnt/juicefs/team-a/ds/juicefs-fuse", "subPath": sub, "mountType": "fuse.juicefs"},
+			},
+		}},
+	}
+	v, err := ast.InterfaceToValue(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// The specialised query does less: rules that cannot hold for the class
+// are gone, and a section none of whose rules can hold is a constant.
+func TestSpecialisationFoldsRules(t *testing.T) {
+	ctx := context.Background()
+	b, err := DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := true
+	c := mustCompile(t, b, &wait, policies.MutatingQuery)
+	p := c.queries[policies.MutatingQuery]
+	in := mutatingInput(t, map[string]string{"fuse.serverful.fluid.io/inject": "true"}, nil, false)
+	special, ok, _ := p.spec.forInput(in)
+	if !ok {
+		t.Fatal("no specialised query")
+	}
+	misses := func(pq rego.PreparedEvalQuery) int64 {
+		m := metrics.New()
+		if _, err := pq.Eval(ctx, rego.EvalParsedInput(in), rego.EvalMetrics(m), rego.EvalInstrument(true)); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := m.All()["counter_eval_op_virtual_cache_miss"].(uint64)
+		return int64(n)
+	}
+	if g, s := misses(p.general), misses(special); s >= g {
+		t.Errorf("the specialised query evaluated %d rule documents, the general one %d; want fewer", s, g)
+	}
+}
+
+// A class's first evaluation without waiting uses the general query and
+// starts the build; later evaluations of the class use the specialised one.
+func TestSpecialisationInBackground(t *testing.T) {
+	ctx := context.Background()
+	wait := false
+	c := mustCompile(t, bundleWith(specModule), &wait, q)
+	spec := c.queries[q].spec
+	in := specInput("a", "on", "c")
+	first, err := c.Eval(ctx, q, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := spec.variant(classKey(spec.probes, in))
+	<-v.done
+	if v.err != nil {
+		t.Fatal(v.err)
+	}
+	if _, ok, _ := spec.forInput(in); !ok {
+		t.Fatal("no specialised query after the build")
+	}
+	again, err := c.Eval(ctx, q, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Compare(again) != 0 {
+		t.Errorf("general %v, specialised %v", first, again)
+	}
+}
+
+// Past maxVariants classes, inputs use the general query, and get the same
+// results.
+func TestSpecialisationBoundsVariants(t *testing.T) {
+	ctx := context.Background()
+	var rules strings.Builder
+	rules.WriteString("package t\nimport rego.v1\n")
+	for i := range maxVariants + 6 {
+		fmt.Fprintf(&rules, "answer contains %d if input.n == %d\n", i, i)
+	}
+	wait := true
+	c := mustCompile(t, bundleWith(rules.String()), &wait, q)
+	specialised := 0
+	for i := range maxVariants + 6 {
+		in := ast.NewObject(ast.Item(ast.StringTerm("n"), ast.IntNumberTerm(i)))
+		got, err := c.Eval(ctx, q, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := ast.NewSet(ast.IntNumberTerm(i)); got.Compare(want) != 0 {
+			t.Fatalf("n=%d: got %v, want %v", i, got, want)
+		}
+		if _, ok, _ := c.queries[q].spec.forInput(in); ok {
+			specialised++
+		}
+	}
+	if specialised != maxVariants {
+		t.Errorf("%d classes specialised, want %d", specialised, maxVariants)
+	}
+}
+
+// Where a module evaluates with another input, classes computed from the
+// request's input do not apply: nothing is specialised.
+func TestNoSpecialisationWithInputReplaced(t *testing.T) {
+	wait := true
+	c := mustCompile(t, bundleWith(`package t
+import rego.v1
+inner if input.x == "a"
+answer := {"outer": inner, "replaced": r}
+r := true if inner with input as {"x": "a"}
+else := false`), &wait, q)
+	if c.queries[q].spec != nil {
+		t.Error("a bundle that replaces the input was specialised")
+	}
+}
+
+// A comparison with an undefined operand is undefined whatever the
+// operator: != does not hold for an absent value.
+func TestProbeDecidesUndefined(t *testing.T) {
+	p := probe{path: ast.MustParseRef("input.x")[1:], consts: []ast.Value{ast.String("a")}}
+	undefined := p.class(ast.NewObject())
+	for _, op := range []string{ast.Equality.Name, ast.Equal.Name, ast.NotEqual.Name} {
+		if p.decided(op, undefined, ast.String("a")) {
+			t.Errorf("%s with an undefined operand holds", op)
+		}
+	}
+	other := p.class(ast.NewObject(ast.Item(ast.StringTerm("x"), ast.StringTerm("b"))))
+	if !p.decided(ast.NotEqual.Name, other, ast.String("a")) || p.decided(ast.Equal.Name, other, ast.String("a")) {
+		t.Error("b compared with a decided wrongly")
+	}
+}
