@@ -12,13 +12,13 @@ mount_propagation contains {"volume": v.volume, "mode": "HostToContainer"} if {
 	some v in input.datasetVolumes
 }
 
-in_use_names contains name if {
+# The datasets' names, <namespace>/<name> for those of other namespaces.
+# Comprehensions in the annotation's rule rather than a partial set: a set
+# rule costs an evaluation of its own on every Pod CREATE.
+in_use_names := {v.dataset.name |
 	some v in input.datasetVolumes
 	v.dataset.namespace == input.request.namespace
-	name := v.dataset.name
-}
-
-in_use_names contains dataset_ref(v.dataset) if {
+} | {dataset_ref(v.dataset) |
 	some v in input.datasetVolumes
 	v.dataset.namespace != input.request.namespace
 }
