@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -184,4 +186,52 @@ func rebindsInput(modules map[string]*ast.Module) bool {
 		})
 	}
 	return found
+}
+
+// bindObjectKeys rewrites the residual's object rules with a constant key,
+// p["k"] = v if body, as p[key] = v if { body; key = "k" }. Partial
+// evaluation writes a key bound in the body into the head, and OPA
+// evaluates an object whose rules have constant keys as a tree of rules,
+// assembled on every evaluation; with a variable key it is one set of
+// rules, and partial evaluation folds it to {} when none can hold. Objects
+// with a rule that is not a plain key = value (a function, a default, an
+// else chain, a deeper reference) are left alone.
+func bindObjectKeys(modules []*ast.Module) {
+	type group struct{ rules []*ast.Rule }
+	groups := map[string]*group{}
+	eligible := map[string]bool{}
+	for _, m := range modules {
+		for _, r := range m.Rules {
+			h := r.Head
+			k := m.Package.Path.Extend(h.Ref()[:1]).String()
+			if groups[k] == nil {
+				groups[k], eligible[k] = &group{}, true
+			}
+			groups[k].rules = append(groups[k].rules, r)
+			if len(h.Args) > 0 || h.Value == nil || len(h.Ref()) != 2 || r.Default || r.Else != nil {
+				eligible[k] = false
+			}
+		}
+	}
+	n := 0
+	for k, g := range groups {
+		if !eligible[k] {
+			continue
+		}
+		for _, r := range g.rules {
+			key := r.Head.Ref()[1]
+			if !ast.IsScalar(key.Value) {
+				continue
+			}
+			v := ast.VarTerm(fmt.Sprintf("__sluice_key%d__", n))
+			n++
+			ref := r.Head.Ref().Copy()
+			ref[1] = v
+			r.Head.SetRef(ref)
+			if r.Head.Key != nil {
+				r.Head.Key = v
+			}
+			r.Body.Append(ast.Equality.Expr(v, key))
+		}
+	}
 }

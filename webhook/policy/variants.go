@@ -125,12 +125,15 @@ func (s *specializer) build(ctx context.Context, key string) (rego.PreparedEvalQ
 	for id, m := range s.modules {
 		modules[id] = m
 	}
+	support := make([]*ast.Module, len(s.support))
 	for i, m := range s.support {
 		m = m.Copy()
 		decide(m, s.probes, key)
 		dropFalseRules(m)
+		support[i] = m
 		modules[fmt.Sprintf("sluice:residual/%d", i)] = m
 	}
+	bindObjectKeys(support)
 	resultModule, err := ast.ParseModuleWithOpts("sluice:result",
 		"package "+specialisedNamespace+"_result\nresult := "+resultVar+" if "+resultVar+" := true", parserOptions)
 	if err != nil {
