@@ -23,7 +23,12 @@ mount_path(v) := concat("/", [trim_right(v.dataset.volume.fluidPath, "/"), trim_
 	v.dataset.volume.subPath != ""
 }
 
-sidecar_mode := "native" if native_sidecars else := "container"
+# Two rules rather than an else chain, which partial evaluation keeps as a
+# reference evaluated on every Pod CREATE: these two are inlined, each
+# guarded by its condition on the input.
+sidecar_mode := "native" if native_sidecars
+
+sidecar_mode := "container" if not native_sidecars
 
 default unprivileged := false
 

@@ -56,9 +56,21 @@ func (p probe) decided(op string, cls byte, c ast.Value) bool {
 }
 
 // comparison recognises an expression that compares a ground input
-// reference with a scalar: ref = c, ref == c or ref != c (either order).
+// reference with a scalar: ref = c, ref == c or ref != c (either order), or
+// the reference alone, which holds as ref != false does (defined, and not
+// false).
 func comparison(e *ast.Expr) (op string, ref ast.Ref, c ast.Value, ok bool) {
-	if !e.IsCall() || len(e.With) > 0 || len(e.Operands()) != 2 {
+	if len(e.With) > 0 {
+		return "", nil, nil, false
+	}
+	if t, isTerm := e.Terms.(*ast.Term); isTerm {
+		r, isRef := t.Value.(ast.Ref)
+		if !isRef || !inputRef(r) {
+			return "", nil, nil, false
+		}
+		return ast.NotEqual.Name, r[1:], ast.Boolean(false), true
+	}
+	if !e.IsCall() || len(e.Operands()) != 2 {
 		return "", nil, nil, false
 	}
 	switch op = e.Operator().String(); op {
@@ -72,10 +84,15 @@ func comparison(e *ast.Expr) (op string, ref ast.Ref, c ast.Value, ok bool) {
 		r, isRef = b.Value.(ast.Ref)
 		b = a
 	}
-	if !isRef || len(r) < 2 || !r[0].Equal(ast.InputRootDocument) || !r.IsGround() || !ast.IsScalar(b.Value) {
+	if !isRef || !inputRef(r) || !ast.IsScalar(b.Value) {
 		return "", nil, nil, false
 	}
 	return op, r[1:], b.Value, true
+}
+
+// inputRef reports whether r is a ground reference below input.
+func inputRef(r ast.Ref) bool {
+	return len(r) >= 2 && r[0].Equal(ast.InputRootDocument) && r.IsGround()
 }
 
 // findProbes lists the comparisons of the residual query and support

@@ -132,22 +132,29 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 		}
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for i := range 200 {
-		labels, annotations := map[string]string{}, map[string]string{}
+	for i := range 300 {
+		doc := mutatingDoc(nil, nil, i%2 == 0)
+		var set []string
 		for _, p := range spec.probes {
-			m := labels
-			if p.path[1].Value.Compare(ast.String("annotations")) == 0 {
-				m = annotations
-			}
-			key := string(p.path[2].Value.(ast.String))
 			switch rnd.IntN(3) {
 			case 0:
-				m[key] = string(p.consts[rnd.IntN(len(p.consts))].(ast.String))
+				c, err := ast.JSON(p.consts[rnd.IntN(len(p.consts))])
+				if err != nil {
+					t.Fatal(err)
+				}
+				setPath(doc, p.path, c)
+				set = append(set, fmt.Sprintf("%v=%v", p.path, c))
 			case 1:
-				m[key] = "something-else"
+				setPath(doc, p.path, "something-else")
+				set = append(set, fmt.Sprintf("%v=something-else", p.path))
+			default:
+				setPath(doc, p.path, nil)
 			}
 		}
-		in := mutatingInput(t, labels, annotations, i%2 == 0)
+		in, err := ast.InterfaceToValue(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want, err := general.Eval(ctx, policies.MutatingQuery, in)
 		if err != nil {
 			t.Fatal(err)
@@ -157,23 +164,61 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.Compare(want) != 0 {
-			t.Fatalf("labels %v annotations %v: specialised %v, general %v", labels, annotations, got, want)
+			t.Fatalf("input with %v: specialised %v, general %v", set, got, want)
 		}
+	}
+}
+
+// setPath sets the value at path (string keys) in doc, creating objects on
+// the way; a nil v deletes it.
+func setPath(doc map[string]any, path ast.Ref, v any) {
+	for i, t := range path {
+		k := string(t.Value.(ast.String))
+		if i == len(path)-1 {
+			if v == nil {
+				delete(doc, k)
+			} else {
+				doc[k] = v
+			}
+			return
+		}
+		next, ok := doc[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			doc[k] = next
+		}
+		doc = next
 	}
 }
 
 func mutatingInput(t *testing.T, labels, annotations map[string]string, subPath bool) ast.Value {
 	t.Helper()
+	v, err := ast.InterfaceToValue(mutatingDoc(labels, annotations, subPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// mutatingDoc is a mutating input document: a Pod with the given labels and
+// annotations using one Bound dataset.
+func mutatingDoc(labels, annotations map[string]string, subPath bool) map[string]any {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
 	sub := ""
 	if subPath {
 		sub = "train"
 	}
-	doc := map[string]any{
+	return map[string]any{
 		"request":   map[string]any{"operation": "CREATE", "namespace": "team-a", "user": map[string]any{"username": "u", "groups": []any{}}, "dryRun": false},
 		"namespace": map[string]any{"name": "team-a", "labels": map[string]any{}},
 		"cluster":   map[string]any{"nativeSidecars": true},
 		"pod": map[string]any{
-			"metadata": map[string]any{"name": "p", "namespace": "team-a", "labels": labels, "annotations": annotations},
+			"metadata": map[string]any{"name": "p", "namespace": "team-a", "labels": stringMap(labels), "annotations": stringMap(annotations)},
 			"spec":     map[string]any{"nodeSelector": map[string]any{"topology.kubernetes.io/zone": "zone-a"}},
 		},
 		"datasetVolumes": []any{map[string]any{
@@ -190,11 +235,14 @@ func mutatingInput(t *testing.T, labels, annotations map[string]string, subPath 
 			},
 		}},
 	}
-	v, err := ast.InterfaceToValue(doc)
-	if err != nil {
-		t.Fatal(err)
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
-	return v
+	return out
 }
 
 // The specialised query does less: rules that cannot hold for the class
@@ -313,5 +361,41 @@ func TestProbeDecidesUndefined(t *testing.T) {
 	other := p.class(ast.NewObject(ast.Item(ast.StringTerm("x"), ast.StringTerm("b"))))
 	if !p.decided(ast.NotEqual.Name, other, ast.String("a")) || p.decided(ast.Equal.Name, other, ast.String("a")) {
 		t.Error("b compared with a decided wrongly")
+	}
+}
+
+// A reference alone holds when it is defined and not false; the specialised
+// query agrees for false, true, other values and undefined.
+func TestSpecialisedBareReference(t *testing.T) {
+	ctx := context.Background()
+	module := `package t
+import rego.v1
+default x := false
+x if input.e
+default y := false
+y if not input.e
+answer := {"x": x, "y": y}`
+	wait := true
+	general := mustCompile(t, bundleWith(module), nil, q)
+	special := mustCompile(t, bundleWith(module), &wait, q)
+	if special.queries[q].spec == nil {
+		t.Fatal("the module was not specialised")
+	}
+	for _, e := range []*ast.Term{nil, ast.BooleanTerm(true), ast.BooleanTerm(false), ast.StringTerm("s"), ast.IntNumberTerm(0)} {
+		in := ast.NewObject()
+		if e != nil {
+			in.Insert(ast.StringTerm("e"), e)
+		}
+		want, err := general.Eval(ctx, q, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := special.Eval(ctx, q, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Compare(want) != 0 {
+			t.Errorf("e=%v: specialised %v, general %v", e, got, want)
+		}
 	}
 }
