@@ -127,18 +127,23 @@ func findProbes(query ast.Body, support []*ast.Module) []probe {
 	return probes
 }
 
-// classKey returns the class of input over probes.
-func classKey(probes []probe, input ast.Value) string {
-	key := make([]byte, len(probes))
+// classKey is the class of an input over a specializer's probes: a byte
+// per probe, in an array so that computing it and looking it up in a map
+// (as string(key[:n])) allocates nothing.
+type classKey [maxProbes]byte
+
+// classOf returns the class of input over probes (at most maxProbes).
+func classOf(probes []probe, input ast.Value) classKey {
+	var key classKey
 	for i, p := range probes {
 		key[i] = p.class(input)
 	}
-	return string(key)
+	return key
 }
 
 // decide replaces, in x (a copy of residual rules or queries), every
 // comparison that probes cover by its truth for class key.
-func decide(x any, probes []probe, key string) {
+func decide(x any, probes []probe, key classKey) {
 	index := make(map[string]int, len(probes))
 	for i, p := range probes {
 		index[p.path.String()] = i

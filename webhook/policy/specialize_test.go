@@ -286,7 +286,7 @@ func TestSpecialisationInBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := spec.variant(classKey(spec.probes, in))
+	v := spec.variant(classOf(spec.probes, in))
 	<-v.done
 	if v.err != nil {
 		t.Fatal(v.err)

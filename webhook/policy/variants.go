@@ -13,7 +13,7 @@ import (
 const (
 	// maxProbes bounds the input values a residual is specialised on, and
 	// maxConsts the constants each is compared with (a class is a byte per
-	// value); a residual with more is not specialised.
+	// value, in a fixed-size key); a residual with more is not specialised.
 	maxProbes = 16
 	maxConsts = 250
 	// maxVariants bounds the specialised queries kept per query (each holds
@@ -40,7 +40,7 @@ type specializer struct {
 	limit int
 
 	mu       sync.Mutex
-	variants map[string]*variant
+	variants map[classKey]*variant
 }
 
 // variant is the specialised query of one input class. It is built in the
@@ -75,7 +75,7 @@ func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map
 		}
 	}
 	return &specializer{query: pqs.Queries[0], support: pqs.Support, modules: modules, store: store,
-		probes: probes, wait: wait, limit: maxVariants, variants: map[string]*variant{}}
+		probes: probes, wait: wait, limit: maxVariants, variants: map[classKey]*variant{}}
 }
 
 // forInput returns the specialised query for input's class, or false when
@@ -85,7 +85,7 @@ func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map
 // the build, which takes tens of milliseconds). A specializer that waits
 // returns the build's error, so that tests see it.
 func (s *specializer) forInput(input ast.Value) (rego.PreparedEvalQuery, bool, error) {
-	v := s.variant(classKey(s.probes, input))
+	v := s.variant(classOf(s.probes, input))
 	if v == nil {
 		return rego.PreparedEvalQuery{}, false, nil
 	}
@@ -103,7 +103,7 @@ func (s *specializer) forInput(input ast.Value) (rego.PreparedEvalQuery, bool, e
 
 // variant returns the variant of class key, starting its build if it is
 // new, or nil when limit classes have been seen already.
-func (s *specializer) variant(key string) *variant {
+func (s *specializer) variant(key classKey) *variant {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.variants[key]
@@ -120,7 +120,7 @@ func (s *specializer) variant(key string) *variant {
 
 // build compiles the bundle's modules with the residual decided for class
 // key and partially evaluates it again.
-func (s *specializer) build(ctx context.Context, key string) (rego.PreparedEvalQuery, error) {
+func (s *specializer) build(ctx context.Context, key classKey) (rego.PreparedEvalQuery, error) {
 	modules := make(map[string]*ast.Module, len(s.modules)+len(s.support)+1)
 	for id, m := range s.modules {
 		modules[id] = m
