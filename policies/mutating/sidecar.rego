@@ -38,15 +38,21 @@ default readiness_gate := true
 
 readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
 
+# The mode and flags are bound in the body, ahead of the call to
+# dataset_ref: a condition on the input that follows a call is not
+# specialised (docs/design/policy-decision.md).
 sidecars contains {
 	"volume": v.volume,
 	"dataset": dataset_ref(v.dataset),
 	"mountPath": v.dataset.volume.fluidPath,
-	"mode": sidecar_mode,
-	"unprivileged": unprivileged,
-	"readinessGate": readiness_gate,
+	"mode": mode,
+	"unprivileged": unprivileged_flag,
+	"readinessGate": gate,
 } if {
 	serverless
+	mode := sidecar_mode
+	unprivileged_flag := unprivileged
+	gate := readiness_gate
 	some v in input.datasetVolumes
 }
 

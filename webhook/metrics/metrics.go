@@ -37,8 +37,15 @@ var (
 		Name: "sluice_policy_bundle_ok",
 		Help: "1 if the last policy reload compiled, 0 if it failed and an older bundle is active.",
 	})
+
+	// SpecialisedQueries counts the queries built for input classes, by
+	// query and result (ok; error: the class uses the general query).
+	SpecialisedQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_policy_specialised_queries_total",
+		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query).",
+	}, []string{"query", "result"})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK)
+	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK, SpecialisedQueries)
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // Compiled is a bundle compiled into prepared queries, ready to evaluate.
-// It is immutable and safe for concurrent use.
+// Its bundle and queries are fixed; a specialising one adds queries for
+// input classes as they appear. It is safe for concurrent use.
 type Compiled struct {
 	bundle  *Bundle
 	queries map[string]*prepared
@@ -85,7 +86,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 		return nil, err
 	}
 	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
-	compiler.Compile(modules)
+	_ = withOPALock(func() error { compiler.Compile(modules); return nil })
 	if compiler.Failed() {
 		errs := make([]string, 0, len(compiler.Errors))
 		for _, e := range compiler.Errors {
@@ -154,7 +155,7 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	defer stop()
 	pq := p.general
 	if p.spec != nil {
-		special, ok, err := p.spec.forInput(input)
+		special, ok, err := p.spec.forInput(ctx, input)
 		if err != nil {
 			return nil, &EvalError{Query: query, Err: fmt.Errorf("specialising the query: %w", err)}
 		}

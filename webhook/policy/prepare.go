@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -18,7 +19,15 @@ import (
 // are compiled into compiler under a package of their own per query. Should
 // partial evaluation fail, the query is prepared as written; both forms give
 // the same results.
-func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
+func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (pq rego.PreparedEvalQuery, err error) {
+	err = withOPALock(func() error {
+		pq, err = prepareUnlocked(ctx, q, i, compiler, store)
+		return err
+	})
+	return pq, err
+}
+
+func prepareUnlocked(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
 	if pr, err := rego.New(
 		rego.Query(q),
 		rego.PartialNamespace(preparedNamespace(i)),
@@ -37,6 +46,17 @@ func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store
 		rego.StoreReadAST(true),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
+}
+
+// opaMu serialises partial evaluation and query preparation: they rewrite
+// OPA's shared wildcard term in place, a data race when two run at once
+// (bundle loads and specialised-query builds run on their own goroutines).
+var opaMu sync.Mutex
+
+func withOPALock(f func() error) error {
+	opaMu.Lock()
+	defer opaMu.Unlock()
+	return f()
 }
 
 // preparedNamespace is the package of the residual rules of a bundle's i-th

@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"fmt"
-
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
@@ -16,8 +14,13 @@ import (
 // again, so that rules that cannot hold for the class are folded away (a
 // set no rule can add to becomes a constant empty set). Everything else,
 // including every other read of the same input values, is evaluated as
-// before, so a specialised query gives the result of the general one for
-// every input of its class.
+// before.
+//
+// A comparison is decided only where deciding it cannot change the
+// outcome: when every expression before it in its body is one that cannot
+// fail with an error (otherwise a rule dropped for the class would hide an
+// error the general query raises), and not when it is a negated !=, which
+// OPA evaluates with its input reference outside the negation.
 
 // probe is one ground input reference that the residual compares with
 // scalar constants.
@@ -43,7 +46,7 @@ func (p probe) class(input ast.Value) byte {
 }
 
 // decided reports the truth of comparison op between a value of class cls
-// and constant c.
+// and constant c (for a comparison that is not a negated !=).
 func (p probe) decided(op string, cls byte, c ast.Value) bool {
 	if int(cls) == len(p.consts)+1 {
 		return false // an undefined operand makes every comparison undefined
@@ -95,16 +98,67 @@ func inputRef(r ast.Ref) bool {
 	return len(r) >= 2 && r[0].Equal(ast.InputRootDocument) && r.IsGround()
 }
 
-// findProbes lists the comparisons of the residual query and support
-// modules, one probe per input reference, in a stable order.
+// decidable calls f for every comparison in x (residual rules or a query)
+// that may be decided: recognised by comparison, not a negated call of !=, and
+// preceded in its body only by expressions that cannot raise an error.
+func decidable(x any, f func(e *ast.Expr, op string, ref ast.Ref, c ast.Value)) {
+	ast.WalkBodies(x, func(b ast.Body) bool {
+		for _, e := range b {
+			if op, ref, c, ok := comparison(e); ok && !(e.Negated && e.IsCall() && op == ast.NotEqual.Name) {
+				f(e, op, ref, c)
+			}
+			if !errorFree(e) {
+				break
+			}
+		}
+		return false
+	})
+}
+
+// errorFree reports whether e cannot raise an error: a term, or an
+// equality or inequality of terms, without calls, comprehensions or
+// references to other documents than input and local variables.
+func errorFree(e *ast.Expr) bool {
+	if len(e.With) > 0 {
+		return false
+	}
+	var terms []*ast.Term
+	switch t := e.Terms.(type) {
+	case *ast.Term:
+		terms = []*ast.Term{t}
+	case []*ast.Term:
+		switch e.Operator().String() {
+		case ast.Equality.Name, ast.Equal.Name, ast.NotEqual.Name:
+			terms = e.Operands()
+		default:
+			return false
+		}
+	default: // some, every
+		return false
+	}
+	free := true
+	for _, t := range terms {
+		ast.WalkTerms(t, func(x *ast.Term) bool {
+			switch v := x.Value.(type) {
+			case ast.Call, *ast.ArrayComprehension, *ast.SetComprehension, *ast.ObjectComprehension:
+				free = false
+			case ast.Ref:
+				if _, local := v[0].Value.(ast.Var); !local || v[0].Equal(ast.DefaultRootDocument) {
+					free = false
+				}
+			}
+			return !free
+		})
+	}
+	return free
+}
+
+// findProbes lists the decidable comparisons of the residual query and
+// support modules, one probe per input reference, in a stable order.
 func findProbes(query ast.Body, support []*ast.Module) []probe {
 	var probes []probe
 	index := map[string]int{}
-	visit := func(e *ast.Expr) bool {
-		_, ref, c, ok := comparison(e)
-		if !ok {
-			return false
-		}
+	visit := func(_ *ast.Expr, _ string, ref ast.Ref, c ast.Value) {
 		k := ref.String()
 		i, seen := index[k]
 		if !seen {
@@ -114,15 +168,14 @@ func findProbes(query ast.Body, support []*ast.Module) []probe {
 		}
 		for _, have := range probes[i].consts {
 			if have.Compare(c) == 0 {
-				return false
+				return
 			}
 		}
 		probes[i].consts = append(probes[i].consts, c)
-		return false
 	}
-	ast.WalkExprs(query, visit)
+	decidable(query, visit)
 	for _, m := range support {
-		ast.WalkExprs(m, visit)
+		decidable(m, visit)
 	}
 	return probes
 }
@@ -142,54 +195,16 @@ func classOf(probes []probe, input ast.Value) classKey {
 }
 
 // decide replaces, in x (a copy of residual rules or queries), every
-// comparison that probes cover by its truth for class key.
+// decidable comparison by its truth for class key.
 func decide(x any, probes []probe, key classKey) {
 	index := make(map[string]int, len(probes))
 	for i, p := range probes {
 		index[p.path.String()] = i
 	}
-	ast.WalkExprs(x, func(e *ast.Expr) bool {
-		op, ref, c, ok := comparison(e)
-		if !ok {
-			return false
-		}
+	decidable(x, func(e *ast.Expr, op string, ref ast.Ref, c ast.Value) {
 		i := index[ref.String()]
 		e.Terms = ast.BooleanTerm(probes[i].decided(op, key[i], c))
-		return false
 	})
-}
-
-// dropFalseRules removes from m the rules that a decided comparison made
-// unsatisfiable, keeping one rule per rule reference: a partial set or
-// object with no rule at all is undefined, not empty. Rules with an else
-// chain and default rules stay.
-func dropFalseRules(m *ast.Module) {
-	kept := m.Rules[:0]
-	remaining := map[string]int{}
-	for _, r := range m.Rules {
-		remaining[r.Ref().String()]++
-	}
-	for _, r := range m.Rules {
-		k := r.Ref().String()
-		if r.Else == nil && !r.Default && remaining[k] > 1 && unsatisfiable(r.Body) {
-			remaining[k]--
-			continue
-		}
-		kept = append(kept, r)
-	}
-	m.Rules = kept
-}
-
-// unsatisfiable reports whether body has an expression that is false.
-func unsatisfiable(body ast.Body) bool {
-	for _, e := range body {
-		if b, ok := e.Terms.(*ast.Term); ok && len(e.With) == 0 {
-			if v, ok := b.Value.(ast.Boolean); ok && bool(v) == e.Negated {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // rebindsInput reports whether any module replaces the input with a `with`
@@ -208,52 +223,4 @@ func rebindsInput(modules map[string]*ast.Module) bool {
 		})
 	}
 	return found
-}
-
-// bindObjectKeys rewrites the residual's object rules with a constant key,
-// p["k"] = v if body, as p[key] = v if { body; key = "k" }. Partial
-// evaluation writes a key bound in the body into the head, and OPA
-// evaluates an object whose rules have constant keys as a tree of rules,
-// assembled on every evaluation; with a variable key it is one set of
-// rules, and partial evaluation folds it to {} when none can hold. Objects
-// with a rule that is not a plain key = value (a function, a default, an
-// else chain, a deeper reference) are left alone.
-func bindObjectKeys(modules []*ast.Module) {
-	type group struct{ rules []*ast.Rule }
-	groups := map[string]*group{}
-	eligible := map[string]bool{}
-	for _, m := range modules {
-		for _, r := range m.Rules {
-			h := r.Head
-			k := m.Package.Path.Extend(h.Ref()[:1]).String()
-			if groups[k] == nil {
-				groups[k], eligible[k] = &group{}, true
-			}
-			groups[k].rules = append(groups[k].rules, r)
-			if len(h.Args) > 0 || h.Value == nil || len(h.Ref()) != 2 || r.Default || r.Else != nil {
-				eligible[k] = false
-			}
-		}
-	}
-	n := 0
-	for k, g := range groups {
-		if !eligible[k] {
-			continue
-		}
-		for _, r := range g.rules {
-			key := r.Head.Ref()[1]
-			if !ast.IsScalar(key.Value) {
-				continue
-			}
-			v := ast.VarTerm(fmt.Sprintf("__sluice_key%d__", n))
-			n++
-			ref := r.Head.Ref().Copy()
-			ref[1] = v
-			r.Head.SetRef(ref)
-			if r.Head.Key != nil {
-				r.Head.Key = v
-			}
-			r.Body.Append(ast.Equality.Expr(v, key))
-		}
-	}
 }

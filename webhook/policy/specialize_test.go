@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/sluice-data/sluice/policies"
 )
@@ -30,7 +32,31 @@ default flag := false
 
 flag if input.labels.flag != "off"
 
-answer := {"sets": sets, "obj": obj, "mode": mode, "flag": flag, "echo": echo, "fn": fn}
+answer := {"sets": sets, "obj": obj, "mode": mode, "flag": flag, "echo": echo, "fn": fn, "neg": neg, "num": num, "ann": ann}
+
+# OPA evaluates a negated != with its input reference outside the
+# negation: neg is false, not true, when mode is absent.
+default neg := false
+
+neg if not input.labels.mode != "a"
+
+# to_number fails on "abc" before the comparison is reached: the error
+# must not disappear with a rule dropped for the class.
+default num := false
+
+num if {
+	to_number(input.labels.num) > 0
+	input.labels.mode != "a"
+}
+
+# A deeper rule that partial evaluation puts in a package of its own: the
+# object must keep its team key.
+ann[key] := "v" if {
+	input.labels.mode != "off"
+	key := "in-use"
+}
+
+ann.team.sub := "t" if input.labels.other == "c"
 
 sets contains "x" if input.labels.mode = "a"
 
@@ -53,14 +79,23 @@ fn if is_a(input.labels.mode)
 
 var specValues = []string{"", "a", "b", "c", "on", "off", "zzz"} // "" stands for absent
 
-func specInput(mode, flag, other string) ast.Value {
+func specInput(mode, flag, other, num string) ast.Value {
 	labels := ast.NewObject()
-	for k, v := range map[string]string{"mode": mode, "flag": flag, "other": other} {
+	for k, v := range map[string]string{"mode": mode, "flag": flag, "other": other, "num": num} {
 		if v != "" {
 			labels.Insert(ast.StringTerm(k), ast.StringTerm(v))
 		}
 	}
 	return ast.NewObject(ast.Item(ast.StringTerm("labels"), ast.NewTerm(labels)))
+}
+
+// outcome is an evaluation's value, or its error.
+func outcome(c *Compiled, in ast.Value) string {
+	v, err := c.Eval(context.Background(), q, in)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return v.String()
 }
 
 func mustCompile(t *testing.T, b *Bundle, wait *bool, queries ...string) *Compiled {
@@ -74,9 +109,8 @@ func mustCompile(t *testing.T, b *Bundle, wait *bool, queries ...string) *Compil
 
 // Over every combination of the compared values (absent, equal to a
 // constant, another value), the specialised query gives the general
-// query's result.
+// query's result, or error.
 func TestSpecialisedQueryMatchesGeneral(t *testing.T) {
-	ctx := context.Background()
 	wait := true
 	general := mustCompile(t, bundleWith(specModule), nil, q)
 	special := mustCompile(t, bundleWith(specModule), &wait, q)
@@ -87,28 +121,24 @@ func TestSpecialisedQueryMatchesGeneral(t *testing.T) {
 	for _, mode := range specValues {
 		for _, flag := range specValues {
 			for _, other := range specValues {
-				in := specInput(mode, flag, other)
-				want, err := general.Eval(ctx, q, in)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := special.Eval(ctx, q, in)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, ok, _ := special.queries[q].spec.forInput(in); !ok {
-					t.Fatalf("input %v has no specialised query", in)
-				}
-				if got.Compare(want) != 0 {
-					t.Errorf("input %v: specialised %v, general %v", in, got, want)
+				for _, num := range []string{"", "5", "abc"} {
+					in := specInput(mode, flag, other, num)
+					want, got := outcome(general, in), outcome(special, in)
+					if _, ok, _ := special.queries[q].spec.forInput(context.Background(), in); !ok {
+						t.Fatalf("input %v has no specialised query", in)
+					}
+					if got != want {
+						t.Errorf("input %v: specialised %s, general %s", in, got, want)
+					}
 				}
 			}
 		}
 	}
 }
 
-// The default mutating policies give the same decision either way for Pods
-// with every combination of the labels and annotations they compare.
+// The default mutating policies give the same decision either way for 300
+// random combinations of the values their probes read (each a constant it
+// is compared with, another value, or absent).
 func TestDefaultPoliciesSpecialised(t *testing.T) {
 	ctx := context.Background()
 	b, err := DefaultBundle()
@@ -248,7 +278,6 @@ func stringMap(m map[string]string) map[string]any {
 // The specialised query does less: rules that cannot hold for the class
 // are gone, and a section none of whose rules can hold is a constant.
 func TestSpecialisationFoldsRules(t *testing.T) {
-	ctx := context.Background()
 	b, err := DefaultBundle()
 	if err != nil {
 		t.Fatal(err)
@@ -257,19 +286,15 @@ func TestSpecialisationFoldsRules(t *testing.T) {
 	c := mustCompile(t, b, &wait, policies.MutatingQuery)
 	p := c.queries[policies.MutatingQuery]
 	in := mutatingInput(t, map[string]string{"fuse.serverful.fluid.io/inject": "true"}, nil, false)
-	special, ok, _ := p.spec.forInput(in)
+	special, ok, _ := p.spec.forInput(context.Background(), in)
 	if !ok {
 		t.Fatal("no specialised query")
 	}
-	misses := func(pq rego.PreparedEvalQuery) int64 {
-		m := metrics.New()
-		if _, err := pq.Eval(ctx, rego.EvalParsedInput(in), rego.EvalMetrics(m), rego.EvalInstrument(true)); err != nil {
-			t.Fatal(err)
-		}
-		n, _ := m.All()["counter_eval_op_virtual_cache_miss"].(uint64)
-		return int64(n)
+	// The sidecar marker label can only be added for sidecar Pods.
+	if n := rulesEntered(t, special, in, "pod_labels"); n != 0 {
+		t.Errorf("the specialised query entered %d pod_labels rules for an affinity Pod, want none", n)
 	}
-	if g, s := misses(p.general), misses(special); s >= g {
+	if g, s := virtualMisses(t, p.general, in), virtualMisses(t, special, in); s >= g {
 		t.Errorf("the specialised query evaluated %d rule documents, the general one %d; want fewer", s, g)
 	}
 }
@@ -281,7 +306,7 @@ func TestSpecialisationInBackground(t *testing.T) {
 	wait := false
 	c := mustCompile(t, bundleWith(specModule), &wait, q)
 	spec := c.queries[q].spec
-	in := specInput("a", "on", "c")
+	in := specInput("a", "on", "c", "")
 	first, err := c.Eval(ctx, q, in)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +316,7 @@ func TestSpecialisationInBackground(t *testing.T) {
 	if v.err != nil {
 		t.Fatal(v.err)
 	}
-	if _, ok, _ := spec.forInput(in); !ok {
+	if _, ok, _ := spec.forInput(context.Background(), in); !ok {
 		t.Fatal("no specialised query after the build")
 	}
 	again, err := c.Eval(ctx, q, in)
@@ -324,7 +349,7 @@ func TestSpecialisationBoundsVariants(t *testing.T) {
 		if want := ast.NewSet(ast.IntNumberTerm(i)); got.Compare(want) != 0 {
 			t.Fatalf("n=%d: got %v, want %v", i, got, want)
 		}
-		if _, ok, _ := c.queries[q].spec.forInput(in); ok {
+		if _, ok, _ := c.queries[q].spec.forInput(context.Background(), in); ok {
 			specialised++
 		}
 	}
@@ -396,6 +421,128 @@ answer := {"x": x, "y": y}`
 		}
 		if got.Compare(want) != 0 {
 			t.Errorf("e=%v: specialised %v, general %v", e, got, want)
+		}
+	}
+}
+
+// virtualMisses counts the rule documents an evaluation of pq computes.
+func virtualMisses(t *testing.T, pq rego.PreparedEvalQuery, in ast.Value) uint64 {
+	t.Helper()
+	m := metrics.New()
+	if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(in), rego.EvalMetrics(m), rego.EvalInstrument(true)); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := m.All()["counter_eval_op_virtual_cache_miss"].(uint64)
+	return n
+}
+
+// rulesEntered counts the rules named name an evaluation of pq enters.
+func rulesEntered(t *testing.T, pq rego.PreparedEvalQuery, in ast.Value, name string) int {
+	t.Helper()
+	tracer := topdown.NewBufferTracer()
+	if _, err := pq.Eval(context.Background(), rego.EvalParsedInput(in), rego.EvalQueryTracer(tracer)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range *tracer {
+		if r, rule := e.Node.(*ast.Rule); rule && e.Op == topdown.EnterOp && r.Head.Ref()[0].Value.Compare(ast.Var(name)) == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// An object whose rules have constant keys and cannot hold for the class is
+// folded to {}: the specialised query computes no rule document at all.
+// (The key is a label key, as in the default policies; a key that is a
+// valid identifier partial evaluation writes as a rule of its own, in a
+// package named after the object, which is left as it is.)
+func TestSpecialisationFoldsObjects(t *testing.T) {
+	wait := true
+	c := mustCompile(t, bundleWith(`package t
+import rego.v1
+obj[key] := "v" if {
+	input.m == "a"
+	key := "example.com/k"
+}
+answer := {"obj": obj}`), &wait, q)
+	in := ast.NewObject(ast.Item(ast.StringTerm("m"), ast.StringTerm("b")))
+	special, ok, err := c.queries[q].spec.forInput(context.Background(), in)
+	if !ok || err != nil {
+		t.Fatalf("no specialised query: %v", err)
+	}
+	if n := rulesEntered(t, special, in, "obj"); n != 0 {
+		t.Errorf("the specialised query entered %d rules of obj, want none (obj folded to {})", n)
+	}
+	if got := outcome(c, in); got != `{"obj": {}}` {
+		t.Errorf("got %s", got)
+	}
+}
+
+// A class whose query cannot be built (here the second partial evaluation
+// meets conflicting object keys, in a part the input never reaches) keeps
+// the general query, also when evaluations wait for the build.
+func TestSpecialisationBuildErrorKeepsGeneralQuery(t *testing.T) {
+	module := `package t
+import rego.v1
+obj[key] := 1 if { key := "k"; input.a != "z" }
+obj[key] := 2 if { key := "k"; input.b == "y" }
+default o := {}
+o := obj if input.n > 3
+answer := o`
+	in, err := ast.ValueFromReader(strings.NewReader(`{"a": "o", "b": "y", "n": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := true
+	general := mustCompile(t, bundleWith(module), nil, q)
+	special := mustCompile(t, bundleWith(module), &wait, q)
+	if got, want := outcome(special, in), outcome(general, in); got != want {
+		t.Errorf("specialising engine: %s, general: %s", got, want)
+	}
+	spec := special.queries[q].spec
+	if v := spec.variant(classOf(spec.probes, in)); v.err == nil {
+		t.Error("the class's query was built; the test no longer covers a failed build")
+	}
+}
+
+// Classes built at the same time, while other inputs are evaluated, give
+// the general query's results (run with -race: builds share OPA state).
+func TestConcurrentSpecialisation(t *testing.T) {
+	wait := false
+	general := mustCompile(t, bundleWith(specModule), nil, q)
+	special := mustCompile(t, bundleWith(specModule), &wait, q)
+	var inputs []ast.Value
+	for _, mode := range []string{"", "a", "b"} {
+		for _, flag := range []string{"", "on", "off"} {
+			inputs = append(inputs, specInput(mode, flag, "c", "5"))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, len(inputs)*20)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				in := inputs[(w+i)%len(inputs)]
+				if got, want := outcome(special, in), outcome(general, in); got != want {
+					errs <- fmt.Sprintf("input %v: %s, want %s", in, got, want)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	spec := special.queries[q].spec
+	for _, in := range inputs {
+		v := spec.variant(classOf(spec.probes, in))
+		<-v.done
+		if v.err != nil {
+			t.Errorf("building the query of %v: %v", in, v.err)
 		}
 	}
 }

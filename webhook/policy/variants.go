@@ -8,6 +8,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/sluice-data/sluice/webhook/metrics"
 )
 
 const (
@@ -29,6 +31,7 @@ const (
 // specializer builds, on first use, and keeps the specialised queries of
 // one prepared query, one per input class (see specialize.go).
 type specializer struct {
+	name    string        // the query, for metrics
 	query   ast.Body      // the residual query, binding resultVar
 	support []*ast.Module // the residual's rules
 	modules map[string]*ast.Module
@@ -60,8 +63,12 @@ func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map
 		return nil
 	}
 	ns := preparedNamespace(i)
-	pqs, err := rego.New(rego.Query(resultVar+" = "+q), rego.PartialNamespace(ns), rego.Compiler(compiler), rego.Store(store),
-		rego.StrictBuiltinErrors(true)).Partial(ctx)
+	var pqs *rego.PartialQueries
+	err := withOPALock(func() (err error) {
+		pqs, err = rego.New(rego.Query(resultVar+" = "+q), rego.PartialNamespace(ns), rego.Compiler(compiler), rego.Store(store),
+			rego.StrictBuiltinErrors(true)).Partial(ctx)
+		return err
+	})
 	if err != nil || len(pqs.Queries) != 1 {
 		return nil
 	}
@@ -74,24 +81,29 @@ func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map
 			return nil
 		}
 	}
-	return &specializer{query: pqs.Queries[0], support: pqs.Support, modules: modules, store: store,
+	return &specializer{name: q, query: pqs.Queries[0], support: pqs.Support, modules: modules, store: store,
 		probes: probes, wait: wait, limit: maxVariants, variants: map[classKey]*variant{}}
 }
 
 // forInput returns the specialised query for input's class, or false when
-// input is to use the general query: when limit classes have been
-// seen already, when building the class's query failed, and, unless the
-// specializer waits, while it is being built (a class's first input starts
-// the build, which takes tens of milliseconds). A specializer that waits
-// returns the build's error, so that tests see it.
-func (s *specializer) forInput(input ast.Value) (rego.PreparedEvalQuery, bool, error) {
+// input is to use the general query: when limit classes have been seen
+// already, when building the class's query failed (a second partial
+// evaluation can fail where the general query does not, for example on
+// an object whose rules conflict once their conditions are decided, in a
+// part of the policy the input never reaches), and, unless the specializer
+// waits, while it is being built (a class's first input starts the build,
+// which takes tens of milliseconds).
+func (s *specializer) forInput(ctx context.Context, input ast.Value) (rego.PreparedEvalQuery, bool, error) {
 	v := s.variant(classOf(s.probes, input))
 	if v == nil {
 		return rego.PreparedEvalQuery{}, false, nil
 	}
 	if s.wait {
-		<-v.done
-		return v.pq, v.err == nil, v.err
+		select {
+		case <-v.done:
+		case <-ctx.Done():
+			return rego.PreparedEvalQuery{}, false, ctx.Err()
+		}
 	}
 	select {
 	case <-v.done:
@@ -112,10 +124,26 @@ func (s *specializer) variant(key classKey) *variant {
 		s.variants[key] = v
 		go func() {
 			defer close(v.done)
-			v.pq, v.err = s.build(context.Background(), key)
+			v.pq, v.err = s.buildSafely(key)
+			result := "ok"
+			if v.err != nil {
+				result = "error"
+			}
+			metrics.SpecialisedQueries.WithLabelValues(s.name, result).Inc()
 		}()
 	}
 	return v
+}
+
+// buildSafely is build with a panic in OPA turned into an error: it runs on
+// a goroutine of its own, where a panic would end the process.
+func (s *specializer) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return s.build(context.Background(), key)
 }
 
 // build compiles the bundle's modules with the residual decided for class
@@ -143,15 +171,19 @@ func (s *specializer) build(ctx context.Context, key classKey) (rego.PreparedEva
 	decide(body, s.probes, key)
 	resultModule.Rules[0].Body = body
 	modules["sluice:result"] = resultModule
-	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
-	if compiler.Compile(modules); compiler.Failed() {
-		return rego.PreparedEvalQuery{}, compiler.Errors
-	}
-	query := "data." + specialisedNamespace + "_result.result"
-	pr, err := rego.New(rego.Query(query), rego.PartialNamespace(specialisedNamespace),
-		rego.Compiler(compiler), rego.Store(s.store), rego.StrictBuiltinErrors(true)).PartialResult(ctx)
-	if err != nil {
-		return rego.PreparedEvalQuery{}, err
-	}
-	return pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	var pq rego.PreparedEvalQuery
+	err = withOPALock(func() error {
+		compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+		if compiler.Compile(modules); compiler.Failed() {
+			return compiler.Errors
+		}
+		pr, err := rego.New(rego.Query("data."+specialisedNamespace+"_result.result"), rego.PartialNamespace(specialisedNamespace),
+			rego.Compiler(compiler), rego.Store(s.store), rego.StrictBuiltinErrors(true)).PartialResult(ctx)
+		if err != nil {
+			return err
+		}
+		pq, err = pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+		return err
+	})
+	return pq, err
 }
