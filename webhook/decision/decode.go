@@ -2,7 +2,6 @@ package decision
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -14,18 +13,59 @@ import (
 // without a conversion to Go maps and lists), into typed decisions. Sets
 // are read in Rego's sort order, so equal results decode equally. Every
 // mismatch is an error naming the path.
-type decoder struct{ path []string }
-
-func (d *decoder) errorf(format string, args ...any) error {
-	p := strings.Join(d.path, "")
-	if p == "" {
-		p = "(document)"
-	}
-	return fmt.Errorf("%s: %s", p, fmt.Sprintf(format, args...))
+//
+// Decoding runs on every admission, so the path is kept as steps and
+// rendered only for an error, and object entries are collected into one
+// stack shared by all nesting levels instead of a slice per object.
+type decoder struct {
+	path []step
+	// entries holds the entries of the objects being decoded, outermost
+	// first; each level truncates it back to where it started.
+	entries [][2]*ast.Term
+	// collect appends one entry; it is made once per decoder, as a closure
+	// handed to Object.Foreach is heap-allocated on every call.
+	collect func(k, v *ast.Term)
+	// pathBuf and entriesBuf back path and entries up to typical depths
+	// and sizes.
+	pathBuf    [8]step
+	entriesBuf [32][2]*ast.Term
 }
 
-func (d *decoder) push(s string) { d.path = append(d.path, s) }
-func (d *decoder) pop()          { d.path = d.path[:len(d.path)-1] }
+// step is one element of a path: an object key, or a list index when index
+// is not negative.
+type step struct {
+	key   string
+	index int
+}
+
+func newDecoder() *decoder {
+	d := &decoder{}
+	d.path, d.entries = d.pathBuf[:0], d.entriesBuf[:0]
+	d.collect = func(k, v *ast.Term) { d.entries = append(d.entries, [2]*ast.Term{k, v}) }
+	return d
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	var p strings.Builder
+	for _, s := range d.path {
+		if s.index < 0 {
+			p.WriteByte('.')
+			p.WriteString(s.key)
+		} else {
+			p.WriteByte('[')
+			p.WriteString(strconv.Itoa(s.index))
+			p.WriteByte(']')
+		}
+	}
+	if p.Len() == 0 {
+		p.WriteString("(document)")
+	}
+	return fmt.Errorf("%s: %s", p.String(), fmt.Sprintf(format, args...))
+}
+
+func (d *decoder) pushKey(k string) { d.path = append(d.path, step{key: k, index: -1}) }
+func (d *decoder) pushIndex(i int)  { d.path = append(d.path, step{index: i}) }
+func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
 
 // absent reports whether v stands for a missing value (nil or null).
 func absent(v ast.Value) bool {
@@ -46,27 +86,23 @@ func (d *decoder) object(v ast.Value, field func(key string, v ast.Value) (bool,
 	if !ok {
 		return d.errorf("want an object, got %s", ast.ValueName(v))
 	}
-	type item struct {
-		key string
-		val ast.Value
-	}
-	items := make([]item, 0, o.Len())
-	var bad *ast.Term
-	o.Foreach(func(k, v *ast.Term) {
-		if s, ok := k.Value.(ast.String); ok {
-			items = append(items, item{string(s), v.Value})
-		} else if bad == nil {
-			bad = k
+	// Foreach visits the keys in Rego's sort order, which for strings is
+	// Go's; a non-string key is reported before any field is decoded.
+	start := len(d.entries)
+	o.Foreach(d.collect)
+	end := len(d.entries)
+	defer func() { d.entries = d.entries[:start] }()
+	for i := start; i < end; i++ {
+		if k := d.entries[i][0]; !isString(k) {
+			return d.errorf("want string keys, got %s %v", ast.ValueName(k.Value), k)
 		}
-	})
-	if bad != nil {
-		return d.errorf("want string keys, got %s %v", ast.ValueName(bad.Value), bad)
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
-	for _, it := range items {
-		k := it.key
-		d.push("." + k)
-		known, err := field(k, it.val)
+	for i := start; i < end; i++ {
+		// Nested objects append past end and may move entries: index anew.
+		kv := d.entries[i]
+		k := string(kv[0].Value.(ast.String))
+		d.pushKey(k)
+		known, err := field(k, kv[1].Value)
 		if err == nil && !known {
 			err = d.errorf("unknown field")
 		}
@@ -78,29 +114,41 @@ func (d *decoder) object(v ast.Value, field func(key string, v ast.Value) (bool,
 	return nil
 }
 
+func isString(t *ast.Term) bool {
+	_, ok := t.Value.(ast.String)
+	return ok
+}
+
 // list decodes an array, or a set in sort order.
 func (d *decoder) list(v ast.Value, item func(i int, v ast.Value) error) error {
 	if absent(v) {
 		return nil
 	}
-	var arr *ast.Array
 	switch l := v.(type) {
 	case *ast.Array:
-		arr = l
+		for i := range l.Len() {
+			if err := d.item(i, l.Elem(i).Value, item); err != nil {
+				return err
+			}
+		}
 	case ast.Set:
-		arr = l.Sorted()
+		// Slice is the set's own sorted keys, read but not kept.
+		for i, e := range l.Slice() {
+			if err := d.item(i, e.Value, item); err != nil {
+				return err
+			}
+		}
 	default:
 		return d.errorf("want a list, got %s", ast.ValueName(v))
 	}
-	for i := range arr.Len() {
-		d.push("[" + strconv.Itoa(i) + "]")
-		err := item(i, arr.Elem(i).Value)
-		d.pop()
-		if err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+func (d *decoder) item(i int, v ast.Value, item func(i int, v ast.Value) error) error {
+	d.pushIndex(i)
+	err := item(i, v)
+	d.pop()
+	return err
 }
 
 func (d *decoder) str(v ast.Value, out *string) error {

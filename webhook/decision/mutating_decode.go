@@ -11,7 +11,7 @@ import (
 // rather than half-applying.
 func DecodeMutating(v ast.Value) (*Mutating, error) {
 	out := &Mutating{}
-	d := &decoder{}
+	d := newDecoder()
 	err := d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "deny":

@@ -26,7 +26,7 @@ type Claim struct {
 // rejecting documents that do not fit the schema.
 func DecodeValidating(v ast.Value) (*Validating, error) {
 	out := &Validating{}
-	d := &decoder{}
+	d := newDecoder()
 	err := d.object(v, func(k string, e ast.Value) (bool, error) {
 		switch k {
 		case "deny":
