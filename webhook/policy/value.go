@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -22,22 +23,95 @@ type Valuer interface {
 // building the policy input this way is several times cheaper than
 // marshalling and parsing it. Types with their own MarshalJSON (quantities,
 // times) are marshalled and parsed; Valuers convert themselves.
-func ToValue(x any) (ast.Value, error) { return converter{}.toValue(reflect.ValueOf(x)) }
+func ToValue(x any) (ast.Value, error) { return convert(x, false) }
 
 // ToCompactValue is ToValue that also leaves out struct fields whose value is
 // the zero struct, as a client that writes YAML does; typed Go clients send
 // them as {}. Policies cannot tell an empty object from an absent one.
-func ToCompactValue(x any) (ast.Value, error) {
-	return converter{omitZeroStructs: true}.toValue(reflect.ValueOf(x))
+func ToCompactValue(x any) (ast.Value, error) { return convert(x, true) }
+
+// converter holds the scratch space of one conversion. The policy input is
+// converted on every admission, and allocations (each one also costs the
+// garbage collector) are most of its cost, so the fields of the objects
+// being built are gathered on one stack shared by all nesting levels, and
+// converters are reused.
+type converter struct {
+	omitZeroStructs bool
+	// entries are the fields of the objects being built, outermost first;
+	// each object takes its own off the top when done.
+	entries []entry
+	// items is the argument of the one ast.NewObject call being made.
+	items [][2]*ast.Term
 }
 
-type converter struct{ omitZeroStructs bool }
+// entry is one object field: its key term, or a key still to be made
+// from name when key is nil, and its value.
+type entry struct {
+	key  *ast.Term
+	name string
+	val  ast.Value
+}
 
-func (c converter) toValue(v reflect.Value) (ast.Value, error) {
+var converters = sync.Pool{New: func() any { return &converter{} }}
+
+func convert(x any, omitZeroStructs bool) (ast.Value, error) {
+	c := converters.Get().(*converter)
+	c.omitZeroStructs = omitZeroStructs
+	v, err := c.toValue(reflect.ValueOf(x))
+	converters.Put(c)
+	return v, err
+}
+
+func (c *converter) toValue(v reflect.Value) (ast.Value, error) {
 	if !v.IsValid() {
 		return ast.NullValue, nil
 	}
 	return encoderOf(v.Type()).encode(c, v)
+}
+
+// object pops the entries from start on into a new object. The terms of
+// its keys and values are allocated together. Unless unique, a key given
+// twice keeps its later value.
+func (c *converter) object(start int, unique bool) ast.Value {
+	es := c.entries[start:]
+	n := len(es)
+	for _, e := range es {
+		if e.key == nil {
+			n++
+		}
+	}
+	terms := make([]ast.Term, n)
+	items := c.items[:0]
+	for i, e := range es {
+		terms[i].Value = e.val
+		k := e.key
+		if k == nil {
+			n--
+			terms[n].Value = ast.String(e.name)
+			k = &terms[n]
+		}
+		items = append(items, [2]*ast.Term{k, &terms[i]})
+	}
+	var obj ast.Object
+	if unique {
+		obj = ast.NewObject(items...)
+	} else {
+		obj = ast.NewObject()
+		for _, kv := range items {
+			obj.Insert(kv[0], kv[1])
+		}
+	}
+	c.drop(start)
+	clear(items)
+	c.items = items[:0]
+	return obj
+}
+
+// drop pops the entries from start on, clearing them so that a pooled
+// converter keeps no value alive.
+func (c *converter) drop(start int) {
+	clear(c.entries[start:])
+	c.entries = c.entries[:start]
 }
 
 var (
@@ -50,14 +124,14 @@ func marshalled(v reflect.Value) (ast.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ast.ValueFromReader(strings.NewReader(string(data)))
+	return ast.ValueFromReader(bytes.NewReader(data))
 }
 
 // encoder converts the values of one Go type. Encoders are built once per
 // type, so that converting a value does not ask reflect again which
 // interfaces the type implements or which fields it has.
 type encoder struct {
-	encode func(c converter, v reflect.Value) (ast.Value, error)
+	encode func(c *converter, v reflect.Value) (ast.Value, error)
 }
 
 var encoders sync.Map // reflect.Type -> *encoder
@@ -83,7 +157,7 @@ func newEncoder(t reflect.Type) *encoder {
 		ptrMarshaler := t.Implements(marshalerType)
 		var elem *encoder
 		var once sync.Once
-		return &encoder{encode: func(c converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
 			if v.IsNil() {
 				return ast.NullValue, nil
 			}
@@ -97,7 +171,7 @@ func newEncoder(t reflect.Type) *encoder {
 			return elem.encode(c, v.Elem())
 		}}
 	case reflect.Interface:
-		return &encoder{encode: func(c converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
 			if v.IsNil() {
 				return ast.NullValue, nil
 			}
@@ -109,54 +183,56 @@ func newEncoder(t reflect.Type) *encoder {
 		}}
 	}
 	if valuer {
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) {
 			return v.Interface().(Valuer).RegoValue()
 		}}
 	}
 	if t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) {
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) { return marshalled(v) }}
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) { return marshalled(v) }}
 	}
 	switch t.Kind() {
 	case reflect.String:
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) { return ast.String(v.String()), nil }}
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) { return ast.String(v.String()), nil }}
 	case reflect.Bool:
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) { return ast.Boolean(v.Bool()), nil }}
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) { return ast.Boolean(v.Bool()), nil }}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) {
 			return ast.Number(strconv.FormatInt(v.Int(), 10)), nil
 		}}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) {
 			return ast.Number(strconv.FormatUint(v.Uint(), 10)), nil
 		}}
 	case reflect.Float32, reflect.Float64:
-		return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) {
 			return ast.Number(strconv.FormatFloat(v.Float(), 'g', -1, 64)), nil
 		}}
 	case reflect.Slice, reflect.Array:
 		var elem *encoder
 		var once sync.Once
 		slice := t.Kind() == reflect.Slice
-		return &encoder{encode: func(c converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
 			if slice && v.IsNil() {
 				return ast.NullValue, nil
 			}
 			once.Do(func() { elem = encoderOf(t.Elem()) })
-			terms := make([]*ast.Term, v.Len())
-			for i := range terms {
+			n := v.Len()
+			terms, elems := make([]ast.Term, n), make([]*ast.Term, n)
+			for i := range n {
 				e, err := elem.encode(c, v.Index(i))
 				if err != nil {
 					return nil, err
 				}
-				terms[i] = ast.NewTerm(e)
+				terms[i].Value = e
+				elems[i] = &terms[i]
 			}
-			return ast.NewArray(terms...), nil
+			return ast.NewArray(elems...), nil
 		}}
 	case reflect.Map:
 		var elem *encoder
 		var once sync.Once
 		stringKeys := t.Key().Kind() == reflect.String
-		return &encoder{encode: func(c converter, v reflect.Value) (ast.Value, error) {
+		return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
 			if v.IsNil() {
 				return ast.NullValue, nil
 			}
@@ -164,21 +240,22 @@ func newEncoder(t reflect.Type) *encoder {
 				return nil, fmt.Errorf("policy input: map key type %s is not a string", t.Key())
 			}
 			once.Do(func() { elem = encoderOf(t.Elem()) })
-			items := make([][2]*ast.Term, 0, v.Len())
+			start := len(c.entries)
 			it := v.MapRange()
 			for it.Next() {
 				e, err := elem.encode(c, it.Value())
 				if err != nil {
+					c.drop(start)
 					return nil, err
 				}
-				items = append(items, [2]*ast.Term{ast.StringTerm(it.Key().String()), ast.NewTerm(e)})
+				c.entries = append(c.entries, entry{name: it.Key().String(), val: e})
 			}
-			return ast.NewObject(items...), nil
+			return c.object(start, true), nil
 		}}
 	case reflect.Struct:
 		return structEncoder(t)
 	}
-	return &encoder{encode: func(_ converter, v reflect.Value) (ast.Value, error) {
+	return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) {
 		return nil, fmt.Errorf("policy input: cannot convert %s", v.Type())
 	}}
 }
@@ -238,20 +315,13 @@ func fieldsOf(t reflect.Type) []field {
 func structEncoder(t reflect.Type) *encoder {
 	fields := fieldsOf(t)
 	unique := uniqueNames(fields, map[string]bool{})
-	return &encoder{encode: func(c converter, v reflect.Value) (ast.Value, error) {
-		items := make([][2]*ast.Term, 0, len(fields))
-		items, err := c.addFields(items, fields, v)
-		if err != nil {
+	return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
+		start := len(c.entries)
+		if err := c.addFields(fields, v); err != nil {
+			c.drop(start)
 			return nil, err
 		}
-		if unique {
-			return ast.NewObject(items...), nil
-		}
-		obj := ast.NewObject()
-		for _, kv := range items {
-			obj.Insert(kv[0], kv[1])
-		}
-		return obj, nil
+		return c.object(start, unique), nil
 	}}
 }
 
@@ -276,7 +346,8 @@ func uniqueNames(fields []field, seen map[string]bool) bool {
 	return true
 }
 
-func (c converter) addFields(items [][2]*ast.Term, fields []field, v reflect.Value) ([][2]*ast.Term, error) {
+// addFields pushes the entries of v's fields.
+func (c *converter) addFields(fields []field, v reflect.Value) error {
 	for i := range fields {
 		f := &fields[i]
 		fv := v.Field(f.index)
@@ -291,9 +362,8 @@ func (c converter) addFields(items [][2]*ast.Term, fields []field, v reflect.Val
 			if inner == nil {
 				inner = fieldsOf(fv.Type()) // an inline pointer's struct (or a non-struct, which fails as before)
 			}
-			var err error
-			if items, err = c.addFields(items, inner, fv); err != nil {
-				return nil, err
+			if err := c.addFields(inner, fv); err != nil {
+				return err
 			}
 			continue
 		}
@@ -306,11 +376,11 @@ func (c converter) addFields(items [][2]*ast.Term, fields []field, v reflect.Val
 		f.once.Do(func() { f.enc = encoderOf(fv.Type()) })
 		val, err := f.enc.encode(c, fv)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		items = append(items, [2]*ast.Term{f.key, ast.NewTerm(val)})
+		c.entries = append(c.entries, entry{key: f.key, val: val})
 	}
-	return items, nil
+	return nil
 }
 
 // isEmpty is encoding/json's omitempty test.
