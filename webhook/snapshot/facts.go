@@ -89,4 +89,8 @@ type FuseTemplate struct {
 type Namespace struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels"`
+
+	// value is the namespace's policy value, computed once and shared by
+	// the copies of a remembered namespace.
+	value *lazyValue
 }

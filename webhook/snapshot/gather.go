@@ -25,8 +25,9 @@ type Gatherer struct {
 	// them has changed.
 	Changes *Changes
 
-	memo    volumeMemo
-	tracked trackedMemo
+	memo       volumeMemo
+	tracked    trackedMemo
+	namespaces namespaceMemo
 }
 
 // DatasetVolumes returns one entry per Pod volume whose PVC belongs to a
@@ -59,7 +60,16 @@ func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error
 		}
 		return Namespace{}, fmt.Errorf("namespace %q: %w", name, err)
 	}
-	return Namespace{Name: name, Labels: ns.Labels}, nil
+	if ns.ResourceVersion == "" {
+		return Namespace{Name: name, Labels: ns.Labels}, nil
+	}
+	key := namespaceKey{name: name, uid: string(ns.UID), resourceVersion: ns.ResourceVersion}
+	if n, ok := g.namespaces.get(key); ok {
+		return n, nil
+	}
+	n := Namespace{Name: name, Labels: ns.Labels, value: &lazyValue{}}
+	g.namespaces.put(key, n)
+	return n, nil
 }
 
 // sources are the objects a dataset volume's facts come from; a nil or

@@ -39,6 +39,12 @@ func (m *memo[K, V]) put(k K, v V) {
 // built from, so an unchanged dataset is converted to a Rego value once.
 type volumeMemo = memo[string, DatasetVolume]
 
+// namespaceMemo remembers namespaces, with their policy values, by name,
+// UID and resource version.
+type namespaceMemo = memo[namespaceKey, Namespace]
+
+type namespaceKey struct{ name, uid, resourceVersion string }
+
 // trackedKey identifies a Pod volume by namespace, claim and volume name.
 type trackedKey struct{ namespace, claim, volume string }
 
@@ -65,4 +71,17 @@ func (dv DatasetVolume) RegoValue() (ast.Value, error) {
 	}
 	dv.value.once.Do(func() { dv.value.v, dv.value.err = policy.ToValue(plainVolume(dv)) })
 	return dv.value.v, dv.value.err
+}
+
+// plainNamespace is Namespace without its RegoValue method.
+type plainNamespace Namespace
+
+// RegoValue implements policy.Valuer: the namespace's policy value,
+// computed once for a remembered namespace.
+func (ns Namespace) RegoValue() (ast.Value, error) {
+	if ns.value == nil {
+		return policy.ToValue(plainNamespace(ns))
+	}
+	ns.value.once.Do(func() { ns.value.v, ns.value.err = policy.ToValue(plainNamespace(ns)) })
+	return ns.value.v, ns.value.err
 }
