@@ -27,8 +27,8 @@ import (
 // differences in self-encoding values (a quantity in another format) and
 // between null and empty collections leave that open.
 func structDiff(from, to any, path string) (ops []jsonpatch.JsonPatchOperation, unequal bool, err error) {
-	d := differ{}
-	if err := d.value(reflect.ValueOf(from), reflect.ValueOf(to), path); err != nil {
+	d := differ{prefix: path}
+	if err := d.member(reflect.ValueOf(from), reflect.ValueOf(to)); err != nil {
 		return nil, false, err
 	}
 	return d.ops, d.unequal, nil
@@ -37,7 +37,57 @@ func structDiff(from, to any, path string) (ops []jsonpatch.JsonPatchOperation, 
 type differ struct {
 	ops     []jsonpatch.JsonPatchOperation
 	unequal bool
+	// prefix and tokens are the path of the values being compared. Most
+	// members compared are equal, so the path is rendered only for an
+	// operation.
+	prefix string
+	tokens []string
 }
+
+// path renders the current path, escaping its tokens as RFC 6901 (and
+// jsonpatch) do.
+func (d *differ) path() string {
+	if len(d.tokens) == 0 {
+		return d.prefix
+	}
+	n := len(d.prefix)
+	for _, t := range d.tokens {
+		n += 1 + len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(d.prefix)
+	for _, t := range d.tokens {
+		b.WriteByte('/')
+		b.WriteString(pathEscaper.Replace(t))
+	}
+	return b.String()
+}
+
+// pathTo renders the path of the current path's member token.
+func (d *differ) pathTo(token string) string {
+	d.push(token)
+	p := d.path()
+	d.pop()
+	return p
+}
+
+// child compares a and b at the current path's member token.
+func (d *differ) child(a, b reflect.Value, token string) error {
+	d.push(token)
+	err := d.member(a, b)
+	d.pop()
+	return err
+}
+
+func (d *differ) push(token string) {
+	if d.tokens == nil {
+		d.tokens = make([]string, 0, 8) // deeper than Pod fields nest
+	}
+	d.tokens = append(d.tokens, token)
+}
+
+func (d *differ) pop() { d.tokens = d.tokens[:len(d.tokens)-1] }
 
 // jsonKind is the kind of JSON value a Go value encodes to.
 type jsonKind int
@@ -121,28 +171,16 @@ func kindOf(v reflect.Value) (reflect.Value, jsonKind) {
 	}
 }
 
-func (d *differ) value(a, b reflect.Value, p string) error {
-	return d.member(a, b, p, "", false)
-}
-
-// member compares a and b at path p, or, when child is set, at p's member
-// token: the path is built only when an operation or a nested comparison
-// needs it.
-func (d *differ) member(a, b reflect.Value, p, token string, child bool) error {
+// member compares a and b at the current path.
+func (d *differ) member(a, b reflect.Value) error {
 	if bothNil(a, b) {
 		return nil // both encode to null, whatever their type
-	}
-	path := func() string {
-		if child {
-			return makePath(p, token)
-		}
-		return p
 	}
 	a, ka := kindOf(a)
 	b, kb := kindOf(b)
 	switch {
 	case ka == jsonOpaque || kb == jsonOpaque:
-		return d.encoded(a, b, path())
+		return d.encoded(a, b)
 	case ka == jsonNull && kb == jsonNull:
 		return nil
 	case ka != kb:
@@ -150,24 +188,24 @@ func (d *differ) member(a, b reflect.Value, p, token string, child bool) error {
 		if !emptyCollection(a) && !emptyCollection(b) {
 			d.unequal = true
 		}
-		d.add("replace", path(), b)
+		d.add("replace", d.path(), b)
 		return nil
 	}
 	switch ka {
 	case jsonString:
 		if a.String() != b.String() {
 			d.unequal = true
-			d.add("replace", path(), b)
+			d.add("replace", d.path(), b)
 		}
 	case jsonBool:
 		if a.Bool() != b.Bool() {
 			d.unequal = true
-			d.add("replace", path(), b)
+			d.add("replace", d.path(), b)
 		}
 	case jsonNumber:
 		if numberText(a) != numberText(b) {
 			d.unequal = true
-			d.add("replace", path(), b)
+			d.add("replace", d.path(), b)
 		}
 	case jsonArray:
 		if a.Len() == 0 && b.Len() == 0 {
@@ -176,9 +214,9 @@ func (d *differ) member(a, b reflect.Value, p, token string, child bool) error {
 		if a.Len() != b.Len() {
 			d.unequal = true
 		}
-		return d.array(a, b, path())
+		return d.array(a, b)
 	case jsonObject:
-		return d.object(a, b, path())
+		return d.object(a, b)
 	}
 	return nil
 }
@@ -218,16 +256,16 @@ func numberText(v reflect.Value) string {
 
 // array follows jsonpatch: remove the elements a has beyond b's length
 // (last first), add those b has beyond a's, then compare index by index.
-func (d *differ) array(a, b reflect.Value, p string) error {
+func (d *differ) array(a, b reflect.Value) error {
 	n := min(a.Len(), b.Len())
 	for i := a.Len() - 1; i >= n; i-- {
-		d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, strconv.Itoa(i)), nil))
+		d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(strconv.Itoa(i)), nil))
 	}
 	for i := n; i < b.Len(); i++ {
-		d.add("add", makePath(p, strconv.Itoa(i)), b.Index(i))
+		d.add("add", d.pathTo(strconv.Itoa(i)), b.Index(i))
 	}
 	for i := 0; i < n; i++ {
-		if err := d.member(a.Index(i), b.Index(i), p, strconv.Itoa(i), true); err != nil {
+		if err := d.child(a.Index(i), b.Index(i), strconv.Itoa(i)); err != nil {
 			return err
 		}
 	}
@@ -236,12 +274,12 @@ func (d *differ) array(a, b reflect.Value, p string) error {
 
 // object compares two structs of one type, or two maps with string keys,
 // member by member; anything else is compared through its encoding.
-func (d *differ) object(a, b reflect.Value, p string) error {
+func (d *differ) object(a, b reflect.Value) error {
 	if a.Type() != b.Type() {
-		return d.encoded(a, b, p)
+		return d.encoded(a, b)
 	}
 	if a.Kind() == reflect.Map {
-		return d.maps(a, b, p)
+		return d.maps(a, b)
 	}
 	info := typeInfoOf(a.Type())
 	for i := range info.fields {
@@ -252,12 +290,12 @@ func (d *differ) object(a, b reflect.Value, p string) error {
 		case !okA && !okB:
 		case !okA:
 			d.unequal = true // an omitted field is empty, the other is not
-			d.add("add", makePath(p, f.name), fb)
+			d.add("add", d.pathTo(f.name), fb)
 		case !okB:
 			d.unequal = true
-			d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, f.name), nil))
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(f.name), nil))
 		default:
-			if err := d.member(fa, fb, p, f.name, true); err != nil {
+			if err := d.child(fa, fb, f.name); err != nil {
 				return err
 			}
 		}
@@ -265,17 +303,21 @@ func (d *differ) object(a, b reflect.Value, p string) error {
 	return nil
 }
 
-func (d *differ) maps(a, b reflect.Value, p string) error {
+func (d *differ) maps(a, b reflect.Value) error {
+	if sa, ok := a.Interface().(map[string]string); ok {
+		d.stringMaps(sa, b.Interface().(map[string]string))
+		return nil
+	}
 	it := b.MapRange()
 	for it.Next() {
 		k := it.Key()
 		va := a.MapIndex(k)
 		if !va.IsValid() {
 			d.unequal = true
-			d.add("add", makePath(p, k.String()), it.Value())
+			d.add("add", d.pathTo(k.String()), it.Value())
 			continue
 		}
-		if err := d.member(va, it.Value(), p, k.String(), true); err != nil {
+		if err := d.child(va, it.Value(), k.String()); err != nil {
 			return err
 		}
 	}
@@ -283,14 +325,36 @@ func (d *differ) maps(a, b reflect.Value, p string) error {
 	for it.Next() {
 		if !b.MapIndex(it.Key()).IsValid() {
 			d.unequal = true
-			d.ops = append(d.ops, jsonpatch.NewOperation("remove", makePath(p, it.Key().String()), nil))
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(it.Key().String()), nil))
 		}
 	}
 	return nil
 }
 
+// stringMaps is maps for labels and annotations, without reflection,
+// which copies every key and value it reads out of a map.
+func (d *differ) stringMaps(a, b map[string]string) {
+	for k, vb := range b {
+		va, ok := a[k]
+		switch {
+		case !ok:
+			d.unequal = true
+			d.ops = append(d.ops, jsonpatch.NewOperation("add", d.pathTo(k), vb))
+		case va != vb:
+			d.unequal = true
+			d.ops = append(d.ops, jsonpatch.NewOperation("replace", d.pathTo(k), vb))
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			d.unequal = true
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(k), nil))
+		}
+	}
+}
+
 // encoded compares a and b through encoding/json and jsonpatch.
-func (d *differ) encoded(a, b reflect.Value, p string) error {
+func (d *differ) encoded(a, b reflect.Value) error {
 	ja, err := json.Marshal(encodable(a))
 	if err != nil {
 		return err
@@ -306,6 +370,7 @@ func (d *differ) encoded(a, b reflect.Value, p string) error {
 	if err != nil {
 		return err
 	}
+	p := d.path()
 	for _, op := range ops {
 		op.Path = p + op.Path
 		d.ops = append(d.ops, op)
@@ -333,15 +398,6 @@ func encodable(v reflect.Value) any {
 }
 
 var pathEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-// makePath is jsonpatch's: RFC 6901 escaping of the new token.
-func makePath(p, token string) string {
-	token = pathEscaper.Replace(token)
-	if p == "" {
-		return "/" + token
-	}
-	return p + "/" + token
-}
 
 // typeInfo is how encoding/json encodes a type, as far as structDiff needs.
 type typeInfo struct {

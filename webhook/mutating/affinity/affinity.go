@@ -42,9 +42,11 @@ func Merge(pod *corev1.Pod, a decision.Affinity) {
 	// the policy's set order decides among equal weights.
 	preferred := slices.Clone(a.Preferred)
 	slices.SortStableFunc(preferred, func(x, y corev1.PreferredSchedulingTerm) int { return cmp.Compare(y.Weight, x.Weight) })
-	for _, p := range preferred {
+	for i := range preferred {
+		p := &preferred[i]
 		if !containsPreferred(na.PreferredDuringSchedulingIgnoredDuringExecution, p) {
-			na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, *p.DeepCopy())
+			na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, corev1.PreferredSchedulingTerm{})
+			p.DeepCopyInto(&na.PreferredDuringSchedulingIgnoredDuringExecution[len(na.PreferredDuringSchedulingIgnoredDuringExecution)-1])
 		}
 	}
 }
@@ -55,31 +57,36 @@ func Merge(pod *corev1.Pod, a decision.Affinity) {
 func andRequirements(sel *corev1.NodeSelector, reqs []corev1.NodeSelectorRequirement) *corev1.NodeSelector {
 	if sel == nil || len(sel.NodeSelectorTerms) == 0 {
 		term := corev1.NodeSelectorTerm{}
-		for _, r := range reqs {
-			term.MatchExpressions = appendMissing(term.MatchExpressions, r)
+		for i := range reqs {
+			term.MatchExpressions = appendMissing(term.MatchExpressions, &reqs[i])
 		}
 		return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}
 	}
 	for i := range sel.NodeSelectorTerms {
-		for _, r := range reqs {
-			sel.NodeSelectorTerms[i].MatchExpressions = appendMissing(sel.NodeSelectorTerms[i].MatchExpressions, r)
+		for j := range reqs {
+			sel.NodeSelectorTerms[i].MatchExpressions = appendMissing(sel.NodeSelectorTerms[i].MatchExpressions, &reqs[j])
 		}
 	}
 	return sel
 }
 
-func appendMissing(exprs []corev1.NodeSelectorRequirement, r corev1.NodeSelectorRequirement) []corev1.NodeSelectorRequirement {
-	for _, e := range exprs {
-		if equality.Semantic.DeepEqual(e, r) {
+// appendMissing and containsPreferred compare through pointers: DeepEqual
+// of two pointers compares what they point to, without copying both
+// structs to the heap as passing them by value does.
+func appendMissing(exprs []corev1.NodeSelectorRequirement, r *corev1.NodeSelectorRequirement) []corev1.NodeSelectorRequirement {
+	for i := range exprs {
+		if equality.Semantic.DeepEqual(&exprs[i], r) {
 			return exprs
 		}
 	}
-	return append(exprs, *r.DeepCopy())
+	exprs = append(exprs, corev1.NodeSelectorRequirement{})
+	r.DeepCopyInto(&exprs[len(exprs)-1])
+	return exprs
 }
 
-func containsPreferred(terms []corev1.PreferredSchedulingTerm, p corev1.PreferredSchedulingTerm) bool {
-	for _, t := range terms {
-		if equality.Semantic.DeepEqual(t, p) {
+func containsPreferred(terms []corev1.PreferredSchedulingTerm, p *corev1.PreferredSchedulingTerm) bool {
+	for i := range terms {
+		if equality.Semantic.DeepEqual(&terms[i], p) {
 			return true
 		}
 	}

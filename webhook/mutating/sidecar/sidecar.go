@@ -127,9 +127,10 @@ func hasContainer(pod *corev1.Pod, name string) bool {
 
 // addVolumes adds the template's volumes to the Pod. A volume whose name is
 // taken by a different volume is added as "<name>-<idx>" (or the first free
-// "<name>-<idx>-<n>"); the returned map says which names changed.
+// "<name>-<idx>-<n>"); the returned map, nil when none did, says which
+// names changed.
 func addVolumes(pod *corev1.Pod, vols []corev1.Volume, idx int) map[string]string {
-	renames := map[string]string{}
+	var renames map[string]string
 	for _, v := range vols {
 		existing := findVolume(pod, v.Name)
 		if existing != nil && equality.Semantic.DeepEqual(existing.VolumeSource, v.VolumeSource) {
@@ -138,6 +139,9 @@ func addVolumes(pod *corev1.Pod, vols []corev1.Volume, idx int) map[string]strin
 		nv := *v.DeepCopy()
 		if existing != nil {
 			nv.Name = freeName(pod, fmt.Sprintf("%s-%d", v.Name, idx))
+			if renames == nil {
+				renames = map[string]string{}
+			}
 			renames[v.Name] = nv.Name
 		}
 		pod.Spec.Volumes = append(pod.Spec.Volumes, nv)
