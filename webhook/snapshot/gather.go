@@ -51,7 +51,8 @@ func (g *Gatherer) DatasetVolumes(ctx context.Context, namespace string, pod *co
 }
 
 // Namespace returns the labels of the named namespace (none if it is not
-// in the cache).
+// in the cache). The result is shared (its labels may be the cache's own
+// map) and must not be modified.
 func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error) {
 	ns := &corev1.Namespace{}
 	if err := g.Reader.Get(ctx, types.NamespacedName{Name: name}, ns); err != nil {
@@ -63,12 +64,11 @@ func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error
 	if ns.ResourceVersion == "" {
 		return Namespace{Name: name, Labels: ns.Labels}, nil
 	}
-	key := namespaceKey{name: name, uid: string(ns.UID), resourceVersion: ns.ResourceVersion}
-	if n, ok := g.namespaces.get(key); ok {
-		return n, nil
+	if e, ok := g.namespaces.get(name); ok && e.uid == string(ns.UID) && e.resourceVersion == ns.ResourceVersion {
+		return e.ns, nil
 	}
 	n := Namespace{Name: name, Labels: ns.Labels, value: &lazyValue{}}
-	g.namespaces.put(key, n)
+	g.namespaces.put(name, namespaceEntry{uid: string(ns.UID), resourceVersion: ns.ResourceVersion, ns: n})
 	return n, nil
 }
 

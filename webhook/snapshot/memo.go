@@ -39,11 +39,16 @@ func (m *memo[K, V]) put(k K, v V) {
 // built from, so an unchanged dataset is converted to a Rego value once.
 type volumeMemo = memo[string, DatasetVolume]
 
-// namespaceMemo remembers namespaces, with their policy values, by name,
-// UID and resource version.
-type namespaceMemo = memo[namespaceKey, Namespace]
+// namespaceMemo remembers the latest version of each namespace, with its
+// policy value, by name: one entry per namespace.
+type namespaceMemo = memo[string, namespaceEntry]
 
-type namespaceKey struct{ name, uid, resourceVersion string }
+// namespaceEntry is a remembered namespace and the version it was built
+// from.
+type namespaceEntry struct {
+	uid, resourceVersion string
+	ns                   Namespace
+}
 
 // trackedKey identifies a Pod volume by namespace, claim and volume name.
 type trackedKey struct{ namespace, claim, volume string }
@@ -77,7 +82,8 @@ func (dv DatasetVolume) RegoValue() (ast.Value, error) {
 type plainNamespace Namespace
 
 // RegoValue implements policy.Valuer: the namespace's policy value,
-// computed once for a remembered namespace.
+// computed once for a remembered namespace (with ToValue; Namespace has no
+// struct field that ToCompactValue would leave out).
 func (ns Namespace) RegoValue() (ast.Value, error) {
 	if ns.value == nil {
 		return policy.ToValue(plainNamespace(ns))
