@@ -70,13 +70,7 @@ type plainVolume DatasetVolume
 
 // RegoValue implements policy.Valuer: the volume's policy value, computed
 // once for a remembered volume.
-func (dv DatasetVolume) RegoValue() (ast.Value, error) {
-	if dv.value == nil {
-		return policy.ToValue(plainVolume(dv))
-	}
-	dv.value.once.Do(func() { dv.value.v, dv.value.err = policy.ToValue(plainVolume(dv)) })
-	return dv.value.v, dv.value.err
-}
+func (dv DatasetVolume) RegoValue() (ast.Value, error) { return lazyGet(dv.value, plainVolume(dv)) }
 
 // plainNamespace is Namespace without its RegoValue method.
 type plainNamespace Namespace
@@ -84,10 +78,14 @@ type plainNamespace Namespace
 // RegoValue implements policy.Valuer: the namespace's policy value,
 // computed once for a remembered namespace (with ToValue; Namespace has no
 // struct field that ToCompactValue would leave out).
-func (ns Namespace) RegoValue() (ast.Value, error) {
-	if ns.value == nil {
-		return policy.ToValue(plainNamespace(ns))
+func (ns Namespace) RegoValue() (ast.Value, error) { return lazyGet(ns.value, plainNamespace(ns)) }
+
+// lazyGet returns the policy value of plain, converted once if l is set (a
+// remembered object), or on every call if it is nil.
+func lazyGet[T any](l *lazyValue, plain T) (ast.Value, error) {
+	if l == nil {
+		return policy.ToValue(plain)
 	}
-	ns.value.once.Do(func() { ns.value.v, ns.value.err = policy.ToValue(plainNamespace(ns)) })
-	return ns.value.v, ns.value.err
+	l.once.Do(func() { l.v, l.err = policy.ToValue(plain) })
+	return l.v, l.err
 }
