@@ -1,6 +1,19 @@
 package engines
 
-import dto "github.com/prometheus/client_model/go"
+import (
+	"io"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// ParseFamilies reads a Prometheus page in the text exposition format into
+// its metric families, by name.
+func ParseFamilies(r io.Reader) (map[string]*dto.MetricFamily, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return p.TextToMetricFamilies(r)
+}
 
 // SampleValue is a Prometheus sample's value, whatever its type (engines
 // type the same figure as gauge, counter or untyped across releases);

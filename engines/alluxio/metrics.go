@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -44,8 +41,7 @@ const (
 //     hit counts, only bytes.
 func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	var c engines.CacheCounters
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(r)
+	families, err := engines.ParseFamilies(r)
 	if err != nil {
 		return c, fmt.Errorf("parsing Alluxio master metrics: %w", err)
 	}

@@ -5,9 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -53,8 +50,7 @@ func readOps(source string) string { return nsPrefix + source + "_readop_num_tot
 // path, renamed metrics), and reporting it as an empty cache would mislead.
 func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	var c engines.CacheCounters
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(r)
+	families, err := engines.ParseFamilies(r)
 	if err != nil {
 		return c, fmt.Errorf("parsing JindoCache master metrics: %w", err)
 	}

@@ -7,9 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -45,8 +42,7 @@ func field(c *engines.CacheCounters, name string) *float64 {
 // exposition format) into cache counters, summing labelled series.
 func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	var c engines.CacheCounters
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(r)
+	families, err := engines.ParseFamilies(r)
 	if err != nil {
 		return c, fmt.Errorf("parsing JuiceFS metrics: %w", err)
 	}
