@@ -101,16 +101,16 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler)}
 	for i, q := range queries {
-		var specs *specializer
+		var sp *specializer
 		if spec != nil {
 			// Before prepare: that adds the residual's rules to compiler.
-			specs = newSpecializer(ctx, q, i, *spec, modules, compiler, store)
+			sp = newSpecializer(ctx, q, i, *spec, modules, compiler, store)
 		}
 		pq, err := prepare(ctx, q, i, compiler, store)
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}
-		c.queries[q] = &prepared{general: pq, spec: specs}
+		c.queries[q] = &prepared{general: pq, spec: sp}
 	}
 	return c, nil
 }

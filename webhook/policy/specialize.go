@@ -181,8 +181,8 @@ func findProbes(query ast.Body, support []*ast.Module) []probe {
 }
 
 // classKey is the class of an input over a specializer's probes: a byte
-// per probe, in an array so that computing it and looking it up in a map
-// (as string(key[:n])) allocates nothing.
+// per probe, in a fixed-size array (a map key as it is), so that computing
+// it and looking it up allocates nothing.
 type classKey [maxProbes]byte
 
 // classOf returns the class of input over probes (at most maxProbes).
