@@ -16,7 +16,6 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/config"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // runDemo applies config/samples/demo.yaml, marks the Dataset Bound (the
@@ -169,5 +168,5 @@ func samples(name string) ([]client.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return snapshot.DecodeObjects(bytes.NewReader(data), sluicescheme.New())
+	return sluicescheme.DecodeObjects[client.Object](bytes.NewReader(data), sluicescheme.New())
 }

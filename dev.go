@@ -25,7 +25,6 @@ import (
 	"github.com/sluice-data/sluice/config"
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 type devOptions struct {
@@ -142,7 +141,7 @@ func loadObjects[T client.Object](dir string) ([]T, error) {
 		if err != nil {
 			return err
 		}
-		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), sluicescheme.New())
+		objs, err := sluicescheme.DecodeObjects[client.Object](bytes.NewReader(data), sluicescheme.New())
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -14,9 +14,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/dataops"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/policies"
 )
 
 // Options configure `sluice controller`.
@@ -68,11 +69,11 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	bundle, err := policy.DefaultBundle()
+	data, err := policies.DefaultData()
 	if err != nil {
 		return nil, err
 	}
-	conflicts, err := Conflicts(bundle)
+	conflicts, err := claim.ConflictsFrom(data)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 	"github.com/sluice-data/sluice/webhook/validating"
-	"github.com/sluice-data/sluice/webhook/validating/claim"
+	"github.com/sluice-data/sluice/claim"
 )
 
 // New builds the webhook's manager: caches, the policy reloader, the

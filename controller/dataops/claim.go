@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/webhook/validating/claim"
+	"github.com/sluice-data/sluice/claim"
 )
 
 // retryHeld is how often an operation waiting for its Dataset tries again.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/webhook/validating/claim"
+	"github.com/sluice-data/sluice/claim"
 )
 
 // Reconcilers are the data-operation claim reconcilers.

@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/config"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // ApplyManifests creates every object in the embedded config files that
@@ -25,7 +25,7 @@ func (e *Env) ApplyManifests(ctx context.Context, pattern string, min int) error
 		if err != nil {
 			return err
 		}
-		objs, err := snapshot.DecodeObjects(bytes.NewReader(data), e.Scheme)
+		objs, err := sluicescheme.DecodeObjects[client.Object](bytes.NewReader(data), e.Scheme)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}

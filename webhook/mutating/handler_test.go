@@ -30,7 +30,7 @@ func objects(t testing.TB) []client.Object {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	objs, err := snapshot.DecodeObjects(f, sluicescheme.New())
+	objs, err := sluicescheme.DecodeObjects[client.Object](f, sluicescheme.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 type evalOptions struct {
@@ -151,7 +150,7 @@ func readObjects(path string) ([]client.Object, error) {
 		return nil, err
 	}
 	defer f.Close()
-	objs, err := snapshot.DecodeObjects(f, sluicescheme.New())
+	objs, err := sluicescheme.DecodeObjects[client.Object](f, sluicescheme.New())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/snapshot"
-	"github.com/sluice-data/sluice/webhook/validating/claim"
+	"github.com/sluice-data/sluice/claim"
 )
 
 // runtimeKinds make new objects of each runtime kind, by kind name.

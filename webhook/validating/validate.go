@@ -18,7 +18,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
-	"github.com/sluice-data/sluice/webhook/validating/claim"
+	"github.com/sluice-data/sluice/claim"
 )
 
 // Request is one object to validate.

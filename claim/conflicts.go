@@ -1,15 +1,12 @@
-package controller
+package claim
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/sluice-data/sluice/webhook/policy"
-)
-
-// Conflicts reads the operation conflict table from a policy bundle's data
-// (validating.operations.conflicts), the table the validating webhook uses.
-func Conflicts(b *policy.Bundle) (map[string][]string, error) {
-	v, _ := b.Data["validating"].(map[string]any)
+// ConflictsFrom reads the operation conflict table from policy data
+// (validating.operations.conflicts), the table the validating webhook's
+// policies use: for each operation kind, the kinds whose holders block it.
+func ConflictsFrom(data map[string]any) (map[string][]string, error) {
+	v, _ := data["validating"].(map[string]any)
 	ops, _ := v["operations"].(map[string]any)
 	table, ok := ops["conflicts"].(map[string]any)
 	if !ok {
