@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/csi"
+	"github.com/sluice-data/sluice/devcluster"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
@@ -45,7 +46,7 @@ func newRootCommand() *cobra.Command {
 	}
 	flags := &clusterFlags{}
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
-		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), newDevCommand())
+		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand())
 	return root
 }
 

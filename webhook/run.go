@@ -27,13 +27,13 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 	"github.com/sluice-data/sluice/webhook/validating"
-	"github.com/sluice-data/sluice/claim"
 )
 
 // New builds the webhook's manager: caches, the policy reloader, the

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // runtimeKinds make new objects of each runtime kind, by kind name.

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
-	"github.com/sluice-data/sluice/claim"
 )
 
 // Request is one object to validate.

@@ -1,4 +1,4 @@
-package main
+package devcluster
 
 import (
 	"bytes"
@@ -18,8 +18,9 @@ import (
 	"github.com/sluice-data/sluice/config"
 )
 
-// runDemo applies config/samples/demo.yaml, marks the Dataset Bound (the
-// controller's job, until it exists), creates the Pods of
+// runDemo applies config/samples/demo.yaml, stands in for the kubelet by
+// reporting the engine's workers ready (the dev cluster has no nodes), waits
+// for the controller to bind the Dataset, creates the Pods of
 // config/samples/demo-pods.yaml and prints what the webhook injected.
 func runDemo(ctx context.Context, c client.Client, out io.Writer) error {
 	objs, err := samples("samples/demo.yaml")

@@ -1,4 +1,4 @@
-package main
+package devcluster
 
 import (
 	"bytes"
@@ -14,14 +14,14 @@ import (
 // plane, the CRDs and webhook configuration from the embedded config, the
 // webhook, and the demo Pods, whose injections must be printed.
 func TestDevDemo(t *testing.T) {
-	if _, err := os.Stat(filepath.Join("bin", "kube-apiserver")); err != nil {
+	if _, err := os.Stat(filepath.Join("..", "bin", "kube-apiserver")); err != nil {
 		t.Skip("bin/kube-apiserver missing; `make test` builds it")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := runDev(ctx, &out, devOptions{assets: "bin", kubeconfig: kubeconfig, demo: true, exit: true}); err != nil {
+	if err := runDev(ctx, &out, devOptions{assets: filepath.Join("..", "bin"), kubeconfig: kubeconfig, demo: true, exit: true}); err != nil {
 		t.Fatalf("dev: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
