@@ -141,11 +141,10 @@ func (c *Claimer) holders(ctx context.Context, ds *datav1alpha1.Dataset, req Req
 // released reports whether a holder no longer holds: its operation finished,
 // or it does not exist and its claim is older than the grace period.
 func (c *Claimer) released(ctx context.Context, namespace string, h Holder) (bool, error) {
-	newOp, ok := operationKinds[h.Kind]
+	op, ok := datav1alpha1.NewOperation(h.Kind)
 	if !ok {
 		return false, nil // an unknown kind keeps its hold
 	}
-	op := newOp()
 	err := c.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: h.Name}, op)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -153,7 +152,7 @@ func (c *Claimer) released(ctx context.Context, namespace string, h Holder) (boo
 	case err != nil:
 		return false, fmt.Errorf("reading %s %s/%s: %w", h.Kind, namespace, h.Name, err)
 	}
-	return op.GetDeletionTimestamp() != nil || Finished(op), nil
+	return op.GetDeletionTimestamp() != nil || op.GetOperationStatus().Finished(), nil
 }
 
 // Holders returns the Dataset's holders, from status.operationRef, with the

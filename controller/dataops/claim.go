@@ -81,15 +81,5 @@ func (r *ClaimReconciler) setCondition(ctx context.Context, op client.Object, st
 }
 
 func operationStatus(op client.Object) *datav1alpha1.OperationStatus {
-	switch o := op.(type) {
-	case *datav1alpha1.DataLoad:
-		return &o.Status
-	case *datav1alpha1.DataMigrate:
-		return &o.Status
-	case *datav1alpha1.DataBackup:
-		return &o.Status
-	case *datav1alpha1.DataProcess:
-		return &o.Status
-	}
-	return &datav1alpha1.OperationStatus{}
+	return op.(datav1alpha1.OperationObject).GetOperationStatus()
 }

@@ -152,15 +152,7 @@ func cacheCapacity(rt client.Object) int64 {
 
 // levelsOf returns the runtime's tieredstore levels.
 func levelsOf(rt client.Object) []datav1alpha1.Level {
-	switch t := rt.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		return t.Spec.TieredStore.Levels
-	case *datav1alpha1.JuiceFSRuntime:
-		return t.Spec.TieredStore.Levels
-	case *datav1alpha1.JindoRuntime:
-		return t.Spec.TieredStore.Levels
-	}
-	return nil
+	return rt.(datav1alpha1.RuntimeObject).GetTieredStore().Levels
 }
 
 // levelQuota is a tier's size on one worker; quotaList overrides quota.

@@ -40,6 +40,27 @@ func TestCacheCapacity(t *testing.T) {
 	}
 }
 
+// TestTierCapacityOfEveryRuntimeKind: the node capacity labels come from
+// the tieredstore of every runtime kind. ThinRuntime's was once ignored, so
+// Thin cache nodes were labelled with a capacity of 0.
+func TestTierCapacityOfEveryRuntimeKind(t *testing.T) {
+	mem, disk := resource.MustParse("2Gi"), resource.MustParse("10Gi")
+	ts := datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
+		{MediumType: datav1alpha1.Memory, Path: "/dev/shm", Quota: &mem},
+		{MediumType: datav1alpha1.SSD, Path: "/ssd", Quota: &disk},
+	}}
+	for _, rt := range []datav1alpha1.RuntimeObject{
+		&datav1alpha1.AlluxioRuntime{Spec: datav1alpha1.AlluxioRuntimeSpec{TieredStore: ts}},
+		&datav1alpha1.JuiceFSRuntime{Spec: datav1alpha1.JuiceFSRuntimeSpec{TieredStore: ts}},
+		&datav1alpha1.JindoRuntime{Spec: datav1alpha1.JindoRuntimeSpec{TieredStore: ts}},
+		&datav1alpha1.ThinRuntime{Spec: datav1alpha1.ThinRuntimeSpec{TieredStore: ts}},
+	} {
+		if m, d := tierCapacity(rt); m != 2<<30 || d != 10<<30 {
+			t.Errorf("%T: capacity memory %d, disk %d; want %d, %d", rt, m, d, int64(2<<30), int64(10<<30))
+		}
+	}
+}
+
 func TestQuantityBytes(t *testing.T) {
 	for s, want := range map[string]int64{"": 0, "10Gi": 10 << 30, "10.0GiB": 10 << 30, "1.5KiB": 1536, "512": 512, "lots": 0} {
 		if got := quantityBytes(s); got != want {

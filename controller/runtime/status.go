@@ -7,19 +7,10 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// statusOf returns the shared status of any runtime kind.
+// statusOf returns the shared status of any runtime kind; obj must be one
+// (the reconciler only reads runtime kinds).
 func statusOf(obj client.Object) *datav1alpha1.RuntimeStatus {
-	switch r := obj.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		return &r.Status
-	case *datav1alpha1.JuiceFSRuntime:
-		return &r.Status
-	case *datav1alpha1.JindoRuntime:
-		return &r.Status
-	case *datav1alpha1.ThinRuntime:
-		return &r.Status
-	}
-	return &datav1alpha1.RuntimeStatus{}
+	return obj.(datav1alpha1.RuntimeObject).GetRuntimeStatus()
 }
 
 // workerPhase derives a component phase from ready and desired counts.
@@ -42,14 +33,7 @@ func fuseCleanPolicy(eng engines.Engine, obj client.Object) string {
 	if v, ok := eng.(engines.FuseVolume); ok {
 		p = v.FuseCleanPolicy(obj)
 	} else {
-		switch r := obj.(type) {
-		case *datav1alpha1.AlluxioRuntime:
-			p = r.Spec.Fuse.CleanPolicy
-		case *datav1alpha1.JuiceFSRuntime:
-			p = r.Spec.Fuse.CleanPolicy
-		case *datav1alpha1.JindoRuntime:
-			p = r.Spec.Fuse.CleanPolicy
-		}
+		p = obj.(datav1alpha1.RuntimeObject).GetFuseCleanPolicy()
 	}
 	if p == "" {
 		return string(datav1alpha1.OnRuntimeDeletedCleanPolicy)

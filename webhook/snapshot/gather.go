@@ -302,15 +302,8 @@ func RuntimeTypes() []string {
 }
 
 func runtimeFuseSelector(rt client.Object) (map[string]string, *datav1alpha1.RuntimeStatus) {
-	switch r := rt.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		return r.Spec.Fuse.NodeSelector, &r.Status
-	case *datav1alpha1.JuiceFSRuntime:
-		return r.Spec.Fuse.NodeSelector, &r.Status
-	case *datav1alpha1.JindoRuntime:
-		return r.Spec.Fuse.NodeSelector, &r.Status
-	case *datav1alpha1.ThinRuntime:
-		return r.Spec.Fuse.NodeSelector, &r.Status
+	if r, ok := rt.(datav1alpha1.RuntimeObject); ok {
+		return r.GetFuseNodeSelector(), r.GetRuntimeStatus()
 	}
 	return nil, &datav1alpha1.RuntimeStatus{}
 }

@@ -99,29 +99,16 @@ func splitList(s string) []string {
 }
 
 // runtimeParts returns a runtime's replicas, tieredstore and worker memory
-// limit, whatever its kind.
+// limit (0 when unset); ok is false when obj is not a runtime.
 func runtimeParts(obj client.Object) (replicas int32, ts datav1alpha1.TieredStore, memLimit int64, ok bool) {
-	mem := func(q resource.Quantity, set bool) int64 {
-		if !set {
-			return 0
-		}
-		return q.Value()
+	r, ok := obj.(datav1alpha1.RuntimeObject)
+	if !ok {
+		return 0, datav1alpha1.TieredStore{}, 0, false
 	}
-	switch r := obj.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		q, set := r.Spec.Worker.Resources.Limits["memory"]
-		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
-	case *datav1alpha1.JuiceFSRuntime:
-		q, set := r.Spec.Worker.Resources.Limits["memory"]
-		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
-	case *datav1alpha1.JindoRuntime:
-		q, set := r.Spec.Worker.Resources.Limits["memory"]
-		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
-	case *datav1alpha1.ThinRuntime:
-		q, set := r.Spec.Worker.Resources.Limits["memory"]
-		return r.Spec.Replicas, r.Spec.TieredStore, mem(q, set), true
+	if q, set := r.GetWorkerMemoryLimit(); set {
+		memLimit = q.Value()
 	}
-	return 0, datav1alpha1.TieredStore{}, 0, false
+	return r.GetReplicas(), r.GetTieredStore(), memLimit, true
 }
 
 // usage adds a runtime's cache (quota x replicas per medium) to u.

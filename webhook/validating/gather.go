@@ -130,15 +130,8 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 }
 
 func runAfterOf(obj client.Object) *datav1alpha1.OperationRef {
-	switch o := obj.(type) {
-	case *datav1alpha1.DataLoad:
-		return o.Spec.RunAfter
-	case *datav1alpha1.DataMigrate:
-		return o.Spec.RunAfter
-	case *datav1alpha1.DataBackup:
-		return o.Spec.RunAfter
-	case *datav1alpha1.DataProcess:
-		return o.Spec.RunAfter
+	if o, ok := obj.(datav1alpha1.OperationObject); ok {
+		return o.GetRunAfter()
 	}
 	return nil
 }

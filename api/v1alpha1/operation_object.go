@@ -1,0 +1,115 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// OperationObject is what every data-operation kind (DataLoad, DataMigrate,
+// DataBackup, DataProcess) shares, so that code outside api/ needs no switch
+// over the kinds. A new operation kind implements it here.
+// +kubebuilder:object:generate=false
+type OperationObject interface {
+	metav1.Object
+	runtime.Object
+	// GetOperationStatus returns the operation's status, to read or change.
+	GetOperationStatus() *OperationStatus
+	// GetTargetDataset returns the Dataset the operation works on, in the
+	// operation's namespace unless the spec names another: DataLoad and
+	// DataProcess spec.dataset, DataBackup spec.dataset (a name), DataMigrate
+	// the dataset end of spec.to, else of spec.from. ok is false when the
+	// spec names none.
+	GetTargetDataset() (namespace, name string, ok bool)
+	// GetRunAfter returns spec.runAfter: the operation that must complete
+	// first, or nil.
+	GetRunAfter() *OperationRef
+}
+
+var (
+	_ OperationObject = &DataLoad{}
+	_ OperationObject = &DataMigrate{}
+	_ OperationObject = &DataBackup{}
+	_ OperationObject = &DataProcess{}
+)
+
+// Finished reports whether the operation reached a terminal phase
+// (Complete or Failed).
+func (s *OperationStatus) Finished() bool {
+	return s.Phase == PhaseComplete || s.Phase == PhaseFailed
+}
+
+// target names a Dataset in namespace, or in own when namespace is empty.
+func target(own, namespace, name string) (string, string, bool) {
+	if namespace == "" {
+		namespace = own
+	}
+	return namespace, name, name != ""
+}
+
+// GetOperationStatus implements OperationObject.
+func (o *DataLoad) GetOperationStatus() *OperationStatus { return &o.Status }
+
+// GetTargetDataset implements OperationObject.
+func (o *DataLoad) GetTargetDataset() (string, string, bool) {
+	return target(o.Namespace, o.Spec.Dataset.Namespace, o.Spec.Dataset.Name)
+}
+
+// GetRunAfter implements OperationObject.
+func (o *DataLoad) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// GetOperationStatus implements OperationObject.
+func (o *DataProcess) GetOperationStatus() *OperationStatus { return &o.Status }
+
+// GetTargetDataset implements OperationObject.
+func (o *DataProcess) GetTargetDataset() (string, string, bool) {
+	return target(o.Namespace, o.Spec.Dataset.Namespace, o.Spec.Dataset.Name)
+}
+
+// GetRunAfter implements OperationObject.
+func (o *DataProcess) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// GetOperationStatus implements OperationObject.
+func (o *DataBackup) GetOperationStatus() *OperationStatus { return &o.Status }
+
+// GetTargetDataset implements OperationObject: a DataBackup names a Dataset
+// of its own namespace.
+func (o *DataBackup) GetTargetDataset() (string, string, bool) {
+	return target(o.Namespace, "", o.Spec.Dataset)
+}
+
+// GetRunAfter implements OperationObject.
+func (o *DataBackup) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// GetOperationStatus implements OperationObject.
+func (o *DataMigrate) GetOperationStatus() *OperationStatus { return &o.Status }
+
+// GetTargetDataset implements OperationObject: the Dataset end of spec.to,
+// else of spec.from.
+func (o *DataMigrate) GetTargetDataset() (string, string, bool) {
+	for _, end := range []*DatasetToMigrate{o.Spec.To.DataSet, o.Spec.From.DataSet} {
+		if end != nil {
+			return target(o.Namespace, end.Namespace, end.Name)
+		}
+	}
+	return "", "", false
+}
+
+// GetRunAfter implements OperationObject.
+func (o *DataMigrate) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// NewOperation returns a new, empty object of the named data-operation kind
+// (DataLoad, DataMigrate, DataBackup, DataProcess); ok is false for any
+// other kind.
+func NewOperation(kind string) (obj OperationObject, ok bool) {
+	switch OperationKind(kind) {
+	case DataLoadKind:
+		return &DataLoad{}, true
+	case DataMigrateKind:
+		return &DataMigrate{}, true
+	case DataBackupKind:
+		return &DataBackup{}, true
+	case DataProcessKind:
+		return &DataProcess{}, true
+	}
+	return nil, false
+}

@@ -1,0 +1,53 @@
+package v1alpha1
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestGetTargetDataset(t *testing.T) {
+	own := metav1.ObjectMeta{Name: "op", Namespace: "team"}
+	for _, tc := range []struct {
+		name   string
+		op     OperationObject
+		ns, ds string // the Dataset named
+		ok     bool   // whether one is named
+	}{
+		{"DataLoad in its own namespace", &DataLoad{ObjectMeta: own, Spec: DataLoadSpec{Dataset: TargetDataset{Name: "d"}}}, "team", "d", true},
+		{"DataLoad naming a namespace", &DataLoad{ObjectMeta: own, Spec: DataLoadSpec{Dataset: TargetDataset{Name: "d", Namespace: "other"}}}, "other", "d", true},
+		{"DataLoad naming none", &DataLoad{ObjectMeta: own}, "team", "", false},
+		{"DataProcess", &DataProcess{ObjectMeta: own, Spec: DataProcessSpec{Dataset: TargetDatasetWithMountPath{Name: "d", MountPath: "/data"}}}, "team", "d", true},
+		{"DataBackup", &DataBackup{ObjectMeta: own, Spec: DataBackupSpec{Dataset: "d"}}, "team", "d", true},
+		{"DataMigrate to a Dataset", &DataMigrate{ObjectMeta: own, Spec: DataMigrateSpec{
+			From: DataToMigrate{DataSet: &DatasetToMigrate{Name: "src"}}, To: DataToMigrate{DataSet: &DatasetToMigrate{Name: "dst", Namespace: "x"}}}}, "x", "dst", true},
+		{"DataMigrate from a Dataset", &DataMigrate{ObjectMeta: own, Spec: DataMigrateSpec{From: DataToMigrate{DataSet: &DatasetToMigrate{Name: "src"}}}}, "team", "src", true},
+		{"DataMigrate between external stores", &DataMigrate{ObjectMeta: own}, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns, ds, ok := tc.op.GetTargetDataset()
+			if ok != tc.ok || ds != tc.ds || (ok && ns != tc.ns) {
+				t.Fatalf("GetTargetDataset() = %q, %q, %v; want %q, %q, %v", ns, ds, ok, tc.ns, tc.ds, tc.ok)
+			}
+		})
+	}
+}
+
+func TestNewOperationAndFinished(t *testing.T) {
+	for _, kind := range []OperationKind{DataLoadKind, DataMigrateKind, DataBackupKind, DataProcessKind} {
+		op, ok := NewOperation(string(kind))
+		if !ok || op == nil {
+			t.Fatalf("NewOperation(%s) = %v, %v", kind, op, ok)
+		}
+		s := op.GetOperationStatus()
+		for phase, finished := range map[Phase]bool{PhaseNone: false, PhasePending: false, PhaseExecuting: false, PhaseComplete: true, PhaseFailed: true} {
+			s.Phase = phase
+			if op.GetOperationStatus().Finished() != finished {
+				t.Errorf("%s in phase %q: Finished() = %v", kind, phase, !finished)
+			}
+		}
+	}
+	if op, ok := NewOperation("Dataset"); ok || op != nil {
+		t.Fatalf("NewOperation(Dataset) = %v, %v; want nil, false", op, ok)
+	}
+}
