@@ -16,6 +16,7 @@ FUZZTIME   ?= 60s
 GO_FILES    = $(shell find . -name '*.go' -not -path './bin/*' -not -path './.git/*')
 
 CONTROLLER_GEN := $(BIN)/controller-gen
+GOLANGCI_LINT  := $(BIN)/golangci-lint
 KUBE_APISERVER := $(BIN)/kube-apiserver
 ETCD           := $(BIN)/etcd
 KUBE_SCHEDULER := $(BIN)/kube-scheduler
@@ -76,7 +77,7 @@ dev: build kube-binaries ## Run Sluice on an embedded local control plane with t
 	$(BIN)/sluice dev --demo
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) kube-binaries sim-binaries ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
@@ -86,6 +87,9 @@ sim-binaries: kube-binaries $(KUBE_SCHEDULER) $(KUBE_CM) $(KWOK) $(KWOK_STAGES) 
 
 $(CONTROLLER_GEN): tests/tools/codegen/go.mod tests/tools/codegen/go.sum
 	hack/tool.sh tests/tools/codegen sigs.k8s.io/controller-tools/cmd/controller-gen $@
+
+$(GOLANGCI_LINT): tests/tools/lint/go.mod tests/tools/lint/go.sum
+	hack/tool.sh tests/tools/lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint $@
 
 $(KUBE_APISERVER): tests/tools/kube/go.mod tests/tools/kube/go.sum
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-apiserver $@
