@@ -47,12 +47,11 @@ fmt: ## Format Go code.
 	gofmt -w $(GO_FILES)
 
 .PHONY: lint
-lint: ## Run go vet on every module.
-	$(GO) vet ./...
-	for m in tests/tools/*/; do (cd $$m && $(GO) vet ./... ); done
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: import rules between components, import aliases, go vet's analyzers, gofmt).
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidiness; fail if any generated file was stale.
+verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint (and that the import rules bite), go.mod tidiness; fail if any generated file was stale.
 	@snapshot=$$(mktemp -d); trap 'rm -rf "$$snapshot"' EXIT; \
 	cp -r api config "$$snapshot"/; \
 	$(MAKE) --no-print-directory generate >/dev/null; \
@@ -61,7 +60,8 @@ verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidine
 		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; exit 1; fi
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [[ -n "$$unformatted" ]]; then echo "verify: gofmt needed on:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint
+	hack/verify-import-rules.sh $(GOLANGCI_LINT)
 	$(GO) mod tidy -diff
 	for m in tests/tools/*/; do (cd $$m && $(GO) mod tidy -diff); done
 	@echo "verify: OK"
