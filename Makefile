@@ -111,6 +111,10 @@ $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages
 
 ##@ Test
 
+.PHONY: test-unit
+test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/testenv, tests/simcluster or envtest are left out; hack/unit-packages.sh).
+	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
+
 .PHONY: test
 test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
