@@ -9,6 +9,9 @@ VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo d
 GO         ?= go
 GOFLAGS    ?=
 TEST_FLAGS ?= -count=1 -timeout=30m
+# test-unit keeps go test's result cache: a rerun tests only what changed
+# (TEST_UNIT_FLAGS=-count=1 runs everything).
+TEST_UNIT_FLAGS ?= -timeout=10m
 TEST_PKGS  ?= ./...
 BENCH_PKGS ?= ./...
 BENCHTIME  ?= 5000x
@@ -112,8 +115,8 @@ $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages
 ##@ Test
 
 .PHONY: test-unit
-test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/testenv, tests/simcluster or envtest are left out; hack/unit-packages.sh).
-	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
+test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/testenv, tests/simcluster or envtest are left out; hack/unit-packages.sh); results cached.
+	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
 test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).
