@@ -9,6 +9,9 @@ VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo d
 GO         ?= go
 GOFLAGS    ?=
 TEST_FLAGS ?= -count=1 -timeout=30m
+# test-unit keeps go test's result cache: a rerun tests only what changed
+# (TEST_UNIT_FLAGS=-count=1 runs everything).
+TEST_UNIT_FLAGS ?= -timeout=10m
 TEST_PKGS  ?= ./...
 BENCH_PKGS ?= ./...
 BENCHTIME  ?= 5000x
@@ -16,6 +19,7 @@ FUZZTIME   ?= 60s
 GO_FILES    = $(shell find . -name '*.go' -not -path './bin/*' -not -path './.git/*')
 
 CONTROLLER_GEN := $(BIN)/controller-gen
+GOLANGCI_LINT  := $(BIN)/golangci-lint
 KUBE_APISERVER := $(BIN)/kube-apiserver
 ETCD           := $(BIN)/etcd
 KUBE_SCHEDULER := $(BIN)/kube-scheduler
@@ -46,12 +50,11 @@ fmt: ## Format Go code.
 	gofmt -w $(GO_FILES)
 
 .PHONY: lint
-lint: ## Run go vet on every module.
-	$(GO) vet ./...
-	for m in tests/tools/*/; do (cd $$m && $(GO) vet ./... ); done
+lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: import rules between components, import aliases, go vet's analyzers, gofmt).
+	$(GOLANGCI_LINT) run ./...
 
 .PHONY: verify
-verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidiness; fail if any generated file was stale.
+verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint (and that the import rules bite), go.mod tidiness; fail if any generated file was stale.
 	@snapshot=$$(mktemp -d); trap 'rm -rf "$$snapshot"' EXIT; \
 	cp -r api config "$$snapshot"/; \
 	$(MAKE) --no-print-directory generate >/dev/null; \
@@ -60,7 +63,8 @@ verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidine
 		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; exit 1; fi
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [[ -n "$$unformatted" ]]; then echo "verify: gofmt needed on:"; echo "$$unformatted"; exit 1; fi
-	$(GO) vet ./...
+	$(MAKE) --no-print-directory lint
+	hack/verify-import-rules.sh $(GOLANGCI_LINT)
 	$(GO) mod tidy -diff
 	for m in tests/tools/*/; do (cd $$m && $(GO) mod tidy -diff); done
 	@echo "verify: OK"
@@ -76,7 +80,7 @@ dev: build kube-binaries ## Run Sluice on an embedded local control plane with t
 	$(BIN)/sluice dev --demo
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) kube-binaries sim-binaries ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
@@ -86,6 +90,9 @@ sim-binaries: kube-binaries $(KUBE_SCHEDULER) $(KUBE_CM) $(KWOK) $(KWOK_STAGES) 
 
 $(CONTROLLER_GEN): tests/tools/codegen/go.mod tests/tools/codegen/go.sum
 	hack/tool.sh tests/tools/codegen sigs.k8s.io/controller-tools/cmd/controller-gen $@
+
+$(GOLANGCI_LINT): tests/tools/lint/go.mod tests/tools/lint/go.sum
+	hack/tool.sh tests/tools/lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint $@
 
 $(KUBE_APISERVER): tests/tools/kube/go.mod tests/tools/kube/go.sum
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-apiserver $@
@@ -106,6 +113,10 @@ $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages
 	hack/kwok-stages.sh $@
 
 ##@ Test
+
+.PHONY: test-unit
+test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/testenv, tests/simcluster or envtest are left out; hack/unit-packages.sh); results cached.
+	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
 test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	evanjsonpatch "github.com/evanphx/json-patch/v5"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +64,7 @@ func FuzzAdmissionReview(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		patch, err := jsonpatch.DecodePatch(patchJSON)
+		patch, err := evanjsonpatch.DecodePatch(patchJSON)
 		if err != nil {
 			t.Fatalf("invalid patch %s: %v", patchJSON, err)
 		}
