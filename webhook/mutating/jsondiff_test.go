@@ -21,7 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -307,7 +307,7 @@ func TestInputValueMatchesJSONOnRandomPods(t *testing.T) {
 			perturb(rng, p)
 		}
 		in := NewInput(Request{Pod: p, Operation: "CREATE", Namespace: "ns", DryRun: rng.Intn(2) == 0}, vols[:rng.Intn(2)], snapshot.Namespace{Name: "ns"}, rng.Intn(2) == 0)
-		got, err := policy.ToValue(&in)
+		got, err := regovalue.ToValue(&in)
 		if err != nil {
 			t.Fatal(err)
 		}
