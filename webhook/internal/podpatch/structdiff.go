@@ -1,4 +1,4 @@
-package mutating
+package podpatch
 
 import (
 	"bytes"
