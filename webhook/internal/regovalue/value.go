@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/sluice-data/sluice/webhook/internal/jsonfields"
 )
 
 // Valuer is implemented by types that convert themselves to a Rego value,
@@ -19,7 +20,7 @@ type Valuer interface {
 }
 
 // ToValue converts a Go value to a Rego value the way encoding/json would
-// marshal it (json tags, omitempty, inline), without going through JSON:
+// marshal it (its struct rules are jsonfields'), without going through JSON:
 // building the policy input this way is several times cheaper than
 // marshalling and parsing it. Types with their own MarshalJSON (quantities,
 // times) are marshalled and parsed; Valuers convert themselves.
@@ -69,10 +70,9 @@ func (c *converter) toValue(v reflect.Value) (ast.Value, error) {
 	return encoderOf(v.Type()).encode(c, v)
 }
 
-// object pops the entries from start on into a new object. The terms of
-// its keys and values are allocated together. Unless unique, a key given
-// twice keeps its later value.
-func (c *converter) object(start int, unique bool) ast.Value {
+// object pops the entries from start on, whose keys are unique, into a new
+// object. The terms of its keys and values are allocated together.
+func (c *converter) object(start int) ast.Value {
 	es := c.entries[start:]
 	n := len(es)
 	for _, e := range es {
@@ -92,15 +92,7 @@ func (c *converter) object(start int, unique bool) ast.Value {
 		}
 		items = append(items, [2]*ast.Term{k, &terms[i]})
 	}
-	var obj ast.Object
-	if unique {
-		obj = ast.NewObject(items...)
-	} else {
-		obj = ast.NewObject()
-		for _, kv := range items {
-			obj.Insert(kv[0], kv[1])
-		}
-	}
+	obj := ast.NewObject(items...)
 	c.drop(start)
 	clear(items)
 	c.items = items[:0]
@@ -250,7 +242,7 @@ func newEncoder(t reflect.Type) *encoder {
 				}
 				c.entries = append(c.entries, entry{name: it.Key().String(), val: e})
 			}
-			return c.object(start, true), nil
+			return c.object(start), nil
 		}}
 	case reflect.Struct:
 		return structEncoder(t)
@@ -260,18 +252,15 @@ func newEncoder(t reflect.Type) *encoder {
 	}}
 }
 
-// field is how one struct field appears in JSON.
+// field is how one struct field appears in JSON (see jsonfields).
 type field struct {
-	index     int
-	name      string
-	omitEmpty bool
-	inline    bool
+	jsonfields.Field
+	// index is the field's index when it is not in an embedded struct
+	// (Index has one element), or -1.
+	index int
 	// key is the name as an object key, shared by every value converted
 	// (terms are immutable; OPA shares interned terms the same way).
 	key *ast.Term
-	// inner are the fields of an inline struct; for an inline pointer they
-	// are listed when first needed (the struct may inline its own type).
-	inner []field
 	// isStruct is true when the field's type is a struct (compact values
 	// leave out zero structs).
 	isStruct bool
@@ -281,93 +270,48 @@ type field struct {
 }
 
 func fieldsOf(t reflect.Type) []field {
-	var out []field
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
+	fs := jsonfields.Of(t)
+	out := make([]field, len(fs))
+	for i, f := range fs {
+		out[i] = field{Field: f, index: -1, key: ast.StringTerm(f.Name), isStruct: f.Type.Kind() == reflect.Struct, once: &sync.Once{}}
+		if len(f.Index) == 1 {
+			out[i].index = f.Index[0]
 		}
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		f := field{index: i, name: name, omitEmpty: strings.Contains(opts, "omitempty")}
-		if strings.Contains(opts, "inline") || (sf.Anonymous && name == "") {
-			f.inline = true
-			if sf.Type.Kind() == reflect.Struct {
-				f.inner = fieldsOf(sf.Type)
-			}
-		} else if name == "" {
-			f.name = sf.Name
-		}
-		f.key = ast.StringTerm(f.name)
-		f.isStruct = sf.Type.Kind() == reflect.Struct
-		f.once = &sync.Once{}
-		out = append(out, f)
 	}
 	return out
 }
 
-// structEncoder converts a struct to an object of its JSON fields; inline
-// fields add their own. Where two fields could write the same key, the later
-// one wins, as before.
+// structEncoder converts a struct to an object of its JSON fields, the
+// fields of embedded structs included. A struct with a field under the
+// string option is marshalled and parsed.
 func structEncoder(t reflect.Type) *encoder {
 	fields := fieldsOf(t)
-	unique := uniqueNames(fields, map[string]bool{})
+	for _, f := range fields {
+		if f.Quoted {
+			return &encoder{encode: func(_ *converter, v reflect.Value) (ast.Value, error) { return marshalled(v) }}
+		}
+	}
 	return &encoder{encode: func(c *converter, v reflect.Value) (ast.Value, error) {
 		start := len(c.entries)
 		if err := c.addFields(fields, v); err != nil {
 			c.drop(start)
 			return nil, err
 		}
-		return c.object(start, unique), nil
+		return c.object(start), nil
 	}}
-}
-
-// uniqueNames reports whether no two of the fields (inline ones expanded)
-// can have the same name.
-func uniqueNames(fields []field, seen map[string]bool) bool {
-	for _, f := range fields {
-		if f.inline {
-			if f.inner == nil {
-				return false
-			}
-			if !uniqueNames(f.inner, seen) {
-				return false
-			}
-			continue
-		}
-		if seen[f.name] {
-			return false
-		}
-		seen[f.name] = true
-	}
-	return true
 }
 
 // addFields pushes the entries of v's fields.
 func (c *converter) addFields(fields []field, v reflect.Value) error {
 	for i := range fields {
 		f := &fields[i]
-		fv := v.Field(f.index)
-		if f.inline {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					continue
-				}
-				fv = fv.Elem()
-			}
-			inner := f.inner
-			if inner == nil {
-				inner = fieldsOf(fv.Type()) // an inline pointer's struct (or a non-struct, which fails as before)
-			}
-			if err := c.addFields(inner, fv); err != nil {
-				return err
-			}
-			continue
+		var fv reflect.Value
+		if f.index >= 0 {
+			fv = v.Field(f.index)
+		} else if fv, _ = f.Value(v); !fv.IsValid() {
+			continue // in an embedded struct behind a nil pointer
 		}
-		if f.omitEmpty && isEmpty(fv) {
+		if f.Omitted(fv) {
 			continue
 		}
 		if c.omitZeroStructs && f.isStruct && fv.IsZero() {
@@ -381,23 +325,4 @@ func (c *converter) addFields(fields []field, v reflect.Value) error {
 		c.entries = append(c.entries, entry{key: f.key, val: val})
 	}
 	return nil
-}
-
-// isEmpty is encoding/json's omitempty test.
-func isEmpty(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool:
-		return !v.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return v.Int() == 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return v.Uint() == 0
-	case reflect.Float32, reflect.Float64:
-		return v.Float() == 0
-	case reflect.Interface, reflect.Pointer:
-		return v.IsNil()
-	}
-	return false
 }
