@@ -28,8 +28,8 @@ type Field struct {
 	// field is not written when that pointer is nil.
 	Indirect bool
 
-	// isZero is the omitzero test of the field's type.
-	isZero func(reflect.Value) bool
+	// omit is the field's omitempty and omitzero test; nil without either.
+	omit func(reflect.Value) bool
 }
 
 // Value returns the field's value in v, a struct of the type the field was
@@ -53,7 +53,7 @@ func (f *Field) Value(v reflect.Value) (reflect.Value, bool) {
 // Omitted reports whether encoding/json leaves out the field with value v:
 // empty under omitempty, or zero under omitzero.
 func (f *Field) Omitted(v reflect.Value) bool {
-	return f.OmitEmpty && isEmpty(v) || f.OmitZero && f.isZero(v)
+	return f.omit != nil && f.omit(v) // small enough to inline: it is on the hot path
 }
 
 // candidate is a field found while walking embedded structs, before the
@@ -128,8 +128,8 @@ func Of(t reflect.Type) []Field {
 					Name: name, Index: index, Type: sf.Type, Indirect: e.indirect,
 					OmitEmpty: hasOption(opts, "omitempty"), OmitZero: hasOption(opts, "omitzero"),
 					Quoted: hasOption(opts, "string") && quotable(ft.Kind()),
-					isZero: zeroTest(sf.Type),
 				}}
+				c.omit = omitTest(c.OmitEmpty, c.OmitZero, sf.Type)
 				if c.Name == "" {
 					c.Name = sf.Name
 				}

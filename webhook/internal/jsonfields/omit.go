@@ -2,6 +2,21 @@ package jsonfields
 
 import "reflect"
 
+// omitTest returns the test of a field of type t with the omitempty and
+// omitzero options given, or nil without either.
+func omitTest(omitEmpty, omitZero bool, t reflect.Type) func(reflect.Value) bool {
+	switch {
+	case omitEmpty && omitZero:
+		zero := zeroTest(t)
+		return func(v reflect.Value) bool { return isEmpty(v) || zero(v) }
+	case omitEmpty:
+		return isEmpty
+	case omitZero:
+		return zeroTest(t)
+	}
+	return nil
+}
+
 // isEmpty is encoding/json's omitempty test.
 func isEmpty(v reflect.Value) bool {
 	switch v.Kind() {
