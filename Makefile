@@ -121,8 +121,8 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 .PHONY: test
 test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
-	# Bundle loads and specialised-query builds run concurrently (webhook/policy/prepare.go).
-	$(GO) test -race $(TEST_FLAGS) ./webhook/policy/...
+	# Bundle loads and specialised-query builds run concurrently (webhook/internal/opalock).
+	$(GO) test -race $(TEST_FLAGS) ./webhook/policy/... ./webhook/internal/...
 
 .PHONY: bench
 bench: build sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound on a simulated cluster).

@@ -36,6 +36,10 @@ type Options struct {
 	// ClaimGracePeriod is how long a Dataset claim is kept for an operation
 	// that was never stored before the next claim may release it.
 	ClaimGracePeriod time.Duration
+	// SpecialisePolicies makes the policy engine specialise its queries by
+	// input class (webhook/internal/specialise); false evaluates every input
+	// with the general query.
+	SpecialisePolicies bool
 }
 
 // DefaultGCPercent is the webhook's default GOGC. Admission latency matters
@@ -55,16 +59,17 @@ func NewOptions() *Options {
 		ns = DefaultNamespace
 	}
 	return &Options{
-		Port:              9443,
-		CertDir:           "/etc/sluice/webhook/certs",
-		MetricsAddr:       ":8080",
-		ProbeAddr:         ":8081",
-		PolicyNamespaces:  []string{ns},
-		MaxRequestBytes:   3 << 20,
-		NativeSidecars:    "auto",
-		DecisionCacheSize: 4096,
-		ClaimGracePeriod:  30 * time.Second,
-		GCPercent:         DefaultGCPercent,
+		Port:               9443,
+		CertDir:            "/etc/sluice/webhook/certs",
+		MetricsAddr:        ":8080",
+		ProbeAddr:          ":8081",
+		PolicyNamespaces:   []string{ns},
+		MaxRequestBytes:    3 << 20,
+		NativeSidecars:     "auto",
+		DecisionCacheSize:  4096,
+		ClaimGracePeriod:   30 * time.Second,
+		GCPercent:          DefaultGCPercent,
+		SpecialisePolicies: true,
 	}
 }
 
@@ -81,6 +86,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage-collector target (GOGC) unless the GOGC environment variable is set; 0 keeps Go's default")
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that was never stored is kept before another operation may take over")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
+	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
 
 // Validate checks the options.

@@ -60,7 +60,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery).Specialising(false)
+	engine := newEngine(o)
 	reloader := &Reloader{
 		Client: mgr.GetClient(), Engine: engine, Base: base, Namespaces: o.PolicyNamespaces,
 		Recorder: mgr.GetEventRecorder("sluice-webhook"),
@@ -93,6 +93,18 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// newEngine returns the policy engine of the webhook's queries, which
+// specialises them by input class unless o.SpecialisePolicies is false. A
+// class's first input starts the build of its query and is evaluated with
+// the general query, as are the inputs of the class until it is built.
+func newEngine(o *Options) *policy.Engine {
+	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
+	if o.SpecialisePolicies {
+		engine.Specialising(false)
+	}
+	return engine
 }
 
 // NewMutatingHandler returns the mutating admission handler, reading

@@ -40,7 +40,7 @@ readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.flu
 
 # The mode and flags are bound in the body, ahead of the call to
 # dataset_ref: a condition on the input that follows a call is not
-# specialised (docs/design/policy-decision.md).
+# specialised (docs/design/admission-fast-path.md).
 sidecars contains {
 	"volume": v.volume,
 	"dataset": dataset_ref(v.dataset),

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -128,7 +128,7 @@ func containersInput(cs []corev1.Container) []InputContainer {
 // buildInput converts the input document into a Rego value.
 func buildInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace, nativeSidecars bool) (ast.Value, error) {
 	in := NewInput(req, vols, ns, nativeSidecars)
-	v, err := policy.ToValue(&in)
+	v, err := regovalue.ToValue(&in)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the policy input: %w", err)
 	}

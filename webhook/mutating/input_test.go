@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/mutating"
-	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -42,7 +42,7 @@ func TestInputValueMatchesJSON(t *testing.T) {
 		Localities: map[string][]corev1.NodeSelectorRequirement{"fluid.io/node": {{Key: "k", Operator: "In", Values: []string{"true"}}}}}}}
 	in := mutating.NewInput(mutating.Request{Pod: pod, Operation: "CREATE", Namespace: "ns"}, vols, snapshot.Namespace{Name: "ns"}, true)
 
-	got, err := policy.ToValue(&in)
+	got, err := regovalue.ToValue(&in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
@@ -137,7 +138,7 @@ func BenchmarkPolicyEval(b *testing.B) {
 			b.Fatal(err)
 		}
 		in := mutating.NewInput(mutating.Request{Pod: c.Pod, Operation: "CREATE", Namespace: c.Pod.Namespace}, vols, ns, true)
-		input, err := policy.ToValue(&in)
+		input, err := regovalue.ToValue(&in)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,11 +11,14 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/specialise"
 )
 
 // Compiled is a bundle compiled into prepared queries, ready to evaluate.
 // Its bundle and queries are fixed; a specialising one adds queries for
-// input classes as they appear. It is safe for concurrent use.
+// input classes as they appear (webhook/internal/specialise). It is safe for concurrent use.
 type Compiled struct {
 	bundle  *Bundle
 	queries map[string]*prepared
@@ -77,16 +80,16 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 	return compile(ctx, b, nil, queries)
 }
 
-// compile is Compile that, with spec set, also prepares the specialisation
-// of each query by input class (specialize.go); *spec says whether a
-// class's first evaluation waits for its query.
+// compile is Compile that, with spec set, also specialises each query by
+// input class (webhook/internal/specialise); *spec says whether a class's
+// first evaluation waits for its query.
 func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Compiled, error) {
 	modules, err := ParseModules(b, false)
 	if err != nil {
 		return nil, err
 	}
 	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
-	_ = withOPALock(func() error { compiler.Compile(modules); return nil })
+	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
 	if compiler.Failed() {
 		errs := make([]string, 0, len(compiler.Errors))
 		for _, e := range compiler.Errors {
@@ -101,10 +104,11 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler)}
 	for i, q := range queries {
-		var sp *specializer
+		var sp *specialise.Specialiser
 		if spec != nil {
 			// Before prepare: that adds the residual's rules to compiler.
-			sp = newSpecializer(ctx, q, i, *spec, modules, compiler, store)
+			sp = specialise.New(ctx, specialise.Config{Query: q, Namespace: preparedNamespace(i),
+				Modules: modules, Compiler: compiler, Store: store, Wait: *spec})
 		}
 		pq, err := prepare(ctx, q, i, compiler, store)
 		if err != nil {
@@ -155,7 +159,7 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	defer stop()
 	pq := p.general
 	if p.spec != nil {
-		special, ok, err := p.spec.forInput(ctx, input)
+		special, ok, err := p.spec.ForInput(ctx, input)
 		if err != nil {
 			return nil, &EvalError{Query: query, Err: fmt.Errorf("specialising the query: %w", err)}
 		}
@@ -174,10 +178,10 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 }
 
 // prepared is a query prepared for evaluation: the general query, and the
-// specializer of its residual, if it has one.
+// Specialiser of its residual, if it has one.
 type prepared struct {
 	general rego.PreparedEvalQuery
-	spec    *specializer
+	spec    *specialise.Specialiser
 }
 
 // keepValue stands in for the conversion of results to Go values: the

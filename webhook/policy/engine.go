@@ -24,7 +24,8 @@ type Engine struct {
 func NewEngine(queries ...string) *Engine { return &Engine{queries: queries} }
 
 // Specialising makes the engine specialise its queries by input class
-// (specialize.go), which pays off for an engine that evaluates many inputs.
+// (webhook/internal/specialise), which pays off for an engine that
+// evaluates many inputs. Without it every input uses the general query.
 // The webhook's builds a class's query in the background and evaluates
 // with the general query meanwhile; with wait, a class's first evaluation
 // waits for it instead, so that every evaluation uses it (fixture tests).

@@ -3,11 +3,12 @@ package policy
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/sluice-data/sluice/webhook/internal/opalock"
 )
 
 // prepare prepares query q, the i-th of its bundle, for evaluation. The
@@ -20,7 +21,7 @@ import (
 // partial evaluation fail, the query is prepared as written; both forms give
 // the same results.
 func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (pq rego.PreparedEvalQuery, err error) {
-	err = withOPALock(func() error {
+	err = opalock.Do(func() error {
 		pq, err = prepareUnlocked(ctx, q, i, compiler, store)
 		return err
 	})
@@ -46,17 +47,6 @@ func prepareUnlocked(ctx context.Context, q string, i int, compiler *ast.Compile
 		rego.StoreReadAST(true),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
-}
-
-// opaMu serialises partial evaluation and query preparation: they rewrite
-// OPA's shared wildcard term in place, a data race when two run at once
-// (bundle loads and specialised-query builds run on their own goroutines).
-var opaMu sync.Mutex
-
-func withOPALock(f func() error) error {
-	opaMu.Lock()
-	defer opaMu.Unlock()
-	return f()
 }
 
 // preparedNamespace is the package of the residual rules of a bundle's i-th

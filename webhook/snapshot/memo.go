@@ -5,7 +5,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 )
 
 // memoLimit bounds each memo; past it the memo starts over.
@@ -68,14 +68,14 @@ type trackedMemo = memo[trackedKey, trackedEntry]
 // plainVolume is DatasetVolume without its RegoValue method.
 type plainVolume DatasetVolume
 
-// RegoValue implements policy.Valuer: the volume's policy value, computed
+// RegoValue implements regovalue.Valuer: the volume's policy value, computed
 // once for a remembered volume.
 func (dv DatasetVolume) RegoValue() (ast.Value, error) { return lazyGet(dv.value, plainVolume(dv)) }
 
 // plainNamespace is Namespace without its RegoValue method.
 type plainNamespace Namespace
 
-// RegoValue implements policy.Valuer: the namespace's policy value,
+// RegoValue implements regovalue.Valuer: the namespace's policy value,
 // computed once for a remembered namespace (with ToValue; Namespace has no
 // struct field that ToCompactValue would leave out).
 func (ns Namespace) RegoValue() (ast.Value, error) { return lazyGet(ns.value, plainNamespace(ns)) }
@@ -84,8 +84,8 @@ func (ns Namespace) RegoValue() (ast.Value, error) { return lazyGet(ns.value, pl
 // remembered object), or on every call if it is nil.
 func lazyGet[T any](l *lazyValue, plain T) (ast.Value, error) {
 	if l == nil {
-		return policy.ToValue(plain)
+		return regovalue.ToValue(plain)
 	}
-	l.once.Do(func() { l.v, l.err = policy.ToValue(plain) })
+	l.once.Do(func() { l.v, l.err = regovalue.ToValue(plain) })
 	return l.v, l.err
 }

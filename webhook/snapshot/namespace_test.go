@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 )
 
 // A namespace's policy value is computed once per resource version, and is
@@ -30,7 +30,7 @@ func TestNamespaceValueIsRememberedPerResourceVersion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := policy.ToValue(plainNamespace(n))
+		want, err := regovalue.ToValue(plainNamespace(n))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
@@ -126,7 +127,7 @@ func buildInput(req Request, facts Facts) (ast.Value, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the old object for the policy input: %w", err)
 	}
-	f, err := policy.ToValue(&facts)
+	f, err := regovalue.ToValue(&facts)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func buildInput(req Request, facts Facts) (ast.Value, error) {
 // objectValue converts a decoded object, or parses raw when there is none.
 func objectValue(obj client.Object, raw []byte) (ast.Value, error) {
 	if obj != nil && !reflect.ValueOf(obj).IsNil() {
-		return policy.ToCompactValue(obj)
+		return regovalue.ToCompactValue(obj)
 	}
 	if len(raw) == 0 {
 		return ast.NullValue, nil

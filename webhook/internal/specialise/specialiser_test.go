@@ -1,4 +1,4 @@
-package policy
+package specialise
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 )
 
 // specModule compares input values with constants in every way the
-// specializer decides (=, ==, !=, negated, both operand orders), in
+// Specialiser decides (=, ==, !=, negated, both operand orders), in
 // partial sets, partial objects, else chains, defaults and functions, and
 // also reads the same values in ways it must leave alone.
 const specModule = `package t
@@ -89,24 +89,6 @@ func specInput(mode, flag, other, num string) ast.Value {
 	return ast.NewObject(ast.Item(ast.StringTerm("labels"), ast.NewTerm(labels)))
 }
 
-// outcome is an evaluation's value, or its error.
-func outcome(c *Compiled, in ast.Value) string {
-	v, err := c.Eval(context.Background(), q, in)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return v.String()
-}
-
-func mustCompile(t *testing.T, b *Bundle, wait *bool, queries ...string) *Compiled {
-	t.Helper()
-	c, err := compile(context.Background(), b, wait, queries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // Over every combination of the compared values (absent, equal to a
 // constant, another value), the specialised query gives the general
 // query's result, or error.
@@ -114,17 +96,17 @@ func TestSpecialisedQueryMatchesGeneral(t *testing.T) {
 	wait := true
 	general := mustCompile(t, bundleWith(specModule), nil, q)
 	special := mustCompile(t, bundleWith(specModule), &wait, q)
-	if special.queries[q].spec == nil {
+	if special.spec == nil {
 		t.Fatal("the module was not specialised")
 	}
-	special.queries[q].spec.limit = len(specValues) * len(specValues) * len(specValues)
+	special.spec.limit = len(specValues) * len(specValues) * len(specValues)
 	for _, mode := range specValues {
 		for _, flag := range specValues {
 			for _, other := range specValues {
 				for _, num := range []string{"", "5", "abc"} {
 					in := specInput(mode, flag, other, num)
 					want, got := outcome(general, in), outcome(special, in)
-					if _, ok, _ := special.queries[q].spec.forInput(context.Background(), in); !ok {
+					if _, ok, _ := special.spec.ForInput(context.Background(), in); !ok {
 						t.Fatalf("input %v has no specialised query", in)
 					}
 					if got != want {
@@ -141,14 +123,11 @@ func TestSpecialisedQueryMatchesGeneral(t *testing.T) {
 // is compared with, another value, or absent).
 func TestDefaultPoliciesSpecialised(t *testing.T) {
 	ctx := context.Background()
-	b, err := DefaultBundle()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := defaultBundle(t)
 	wait := true
 	general := mustCompile(t, b, nil, policies.MutatingQuery)
 	special := mustCompile(t, b, &wait, policies.MutatingQuery)
-	spec := special.queries[policies.MutatingQuery].spec
+	spec := special.spec
 	if spec == nil {
 		t.Fatal("the default mutating query was not specialised")
 	}
@@ -185,11 +164,11 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := general.Eval(ctx, policies.MutatingQuery, in)
+		want, err := general.eval(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := special.Eval(ctx, policies.MutatingQuery, in)
+		got, err := special.eval(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,15 +257,11 @@ func stringMap(m map[string]string) map[string]any {
 // The specialised query does less: rules that cannot hold for the class
 // are gone, and a section none of whose rules can hold is a constant.
 func TestSpecialisationFoldsRules(t *testing.T) {
-	b, err := DefaultBundle()
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := defaultBundle(t)
 	wait := true
 	c := mustCompile(t, b, &wait, policies.MutatingQuery)
-	p := c.queries[policies.MutatingQuery]
 	in := mutatingInput(t, map[string]string{"fuse.serverful.fluid.io/inject": "true"}, nil, false)
-	special, ok, _ := p.spec.forInput(context.Background(), in)
+	special, ok, _ := c.spec.ForInput(context.Background(), in)
 	if !ok {
 		t.Fatal("no specialised query")
 	}
@@ -294,7 +269,7 @@ func TestSpecialisationFoldsRules(t *testing.T) {
 	if n := rulesEntered(t, special, in, "pod_labels"); n != 0 {
 		t.Errorf("the specialised query entered %d pod_labels rules for an affinity Pod, want none", n)
 	}
-	if g, s := virtualMisses(t, p.general, in), virtualMisses(t, special, in); s >= g {
+	if g, s := virtualMisses(t, c.general, in), virtualMisses(t, special, in); s >= g {
 		t.Errorf("the specialised query evaluated %d rule documents, the general one %d; want fewer", s, g)
 	}
 }
@@ -305,9 +280,9 @@ func TestSpecialisationInBackground(t *testing.T) {
 	ctx := context.Background()
 	wait := false
 	c := mustCompile(t, bundleWith(specModule), &wait, q)
-	spec := c.queries[q].spec
+	spec := c.spec
 	in := specInput("a", "on", "c", "")
-	first, err := c.Eval(ctx, q, in)
+	first, err := c.eval(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,10 +291,10 @@ func TestSpecialisationInBackground(t *testing.T) {
 	if v.err != nil {
 		t.Fatal(v.err)
 	}
-	if _, ok, _ := spec.forInput(context.Background(), in); !ok {
+	if _, ok, _ := spec.ForInput(context.Background(), in); !ok {
 		t.Fatal("no specialised query after the build")
 	}
-	again, err := c.Eval(ctx, q, in)
+	again, err := c.eval(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,14 +317,14 @@ func TestSpecialisationBoundsVariants(t *testing.T) {
 	specialised := 0
 	for i := range maxVariants + 6 {
 		in := ast.NewObject(ast.Item(ast.StringTerm("n"), ast.IntNumberTerm(i)))
-		got, err := c.Eval(ctx, q, in)
+		got, err := c.eval(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := ast.NewSet(ast.IntNumberTerm(i)); got.Compare(want) != 0 {
 			t.Fatalf("n=%d: got %v, want %v", i, got, want)
 		}
-		if _, ok, _ := c.queries[q].spec.forInput(context.Background(), in); ok {
+		if _, ok, _ := c.spec.ForInput(context.Background(), in); ok {
 			specialised++
 		}
 	}
@@ -368,7 +343,7 @@ inner if input.x == "a"
 answer := {"outer": inner, "replaced": r}
 r := true if inner with input as {"x": "a"}
 else := false`), &wait, q)
-	if c.queries[q].spec != nil {
+	if c.spec != nil {
 		t.Error("a bundle that replaces the input was specialised")
 	}
 }
@@ -403,7 +378,7 @@ answer := {"x": x, "y": y}`
 	wait := true
 	general := mustCompile(t, bundleWith(module), nil, q)
 	special := mustCompile(t, bundleWith(module), &wait, q)
-	if special.queries[q].spec == nil {
+	if special.spec == nil {
 		t.Fatal("the module was not specialised")
 	}
 	for _, e := range []*ast.Term{nil, ast.BooleanTerm(true), ast.BooleanTerm(false), ast.StringTerm("s"), ast.IntNumberTerm(0)} {
@@ -411,11 +386,11 @@ answer := {"x": x, "y": y}`
 		if e != nil {
 			in.Insert(ast.StringTerm("e"), e)
 		}
-		want, err := general.Eval(ctx, q, in)
+		want, err := general.eval(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := special.Eval(ctx, q, in)
+		got, err := special.eval(ctx, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -467,7 +442,7 @@ obj[key] := "v" if {
 }
 answer := {"obj": obj}`), &wait, q)
 	in := ast.NewObject(ast.Item(ast.StringTerm("m"), ast.StringTerm("b")))
-	special, ok, err := c.queries[q].spec.forInput(context.Background(), in)
+	special, ok, err := c.spec.ForInput(context.Background(), in)
 	if !ok || err != nil {
 		t.Fatalf("no specialised query: %v", err)
 	}
@@ -500,7 +475,7 @@ answer := o`
 	if got, want := outcome(special, in), outcome(general, in); got != want {
 		t.Errorf("specialising engine: %s, general: %s", got, want)
 	}
-	spec := special.queries[q].spec
+	spec := special.spec
 	if v := spec.variant(classOf(spec.probes, in)); v.err == nil {
 		t.Error("the class's query was built; the test no longer covers a failed build")
 	}
@@ -537,7 +512,7 @@ func TestConcurrentSpecialisation(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	spec := special.queries[q].spec
+	spec := special.spec
 	for _, in := range inputs {
 		v := spec.variant(classOf(spec.probes, in))
 		<-v.done

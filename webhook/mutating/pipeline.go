@@ -2,7 +2,6 @@ package mutating
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,10 +10,10 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/internal/podpatch"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/mutating/affinity"
 	"github.com/sluice-data/sluice/webhook/mutating/podmeta"
@@ -98,7 +97,7 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 			return nil, fmt.Errorf("mutator %s: %w", m.Name(), err)
 		}
 	}
-	patch, err := Diff(req.Pod, mutated)
+	patch, err := podpatch.Diff(req.Pod, mutated)
 	if err != nil {
 		return nil, err
 	}
@@ -144,74 +143,6 @@ func applySafely(m Mutator, pod *corev1.Pod, d *decision.Mutating, vols []snapsh
 		}
 	}()
 	return m.Mutate(pod, d, vols)
-}
-
-// mutableFields are the parts of a Pod that mutators change, with their
-// JSON paths. Diff compares only these, and diffs only those that changed;
-// a test proves the result equals the whole-Pod diff on every fixture.
-func mutableFields(p *corev1.Pod) [6]mutableField {
-	return [6]mutableField{
-		{"/metadata/labels", p.Labels, len(p.Labels) == 0},
-		{"/metadata/annotations", p.Annotations, len(p.Annotations) == 0},
-		{"/spec/volumes", p.Spec.Volumes, len(p.Spec.Volumes) == 0},
-		{"/spec/initContainers", p.Spec.InitContainers, len(p.Spec.InitContainers) == 0},
-		{"/spec/containers", p.Spec.Containers, len(p.Spec.Containers) == 0},
-		{"/spec/affinity", p.Spec.Affinity, p.Spec.Affinity == nil},
-	}
-}
-
-type mutableField struct {
-	path   string
-	value  any
-	absent bool // omitted from the Pod's JSON
-}
-
-// Diff returns the JSON patch that turns from into to, which may differ
-// only in the labels, annotations, volumes, containers and affinity that
-// mutators change. The operations are those of jsonpatch.CreatePatch over
-// both sides marshalled the same way (see structDiff), so only real changes
-// appear (fields unknown to this build are never removed).
-func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
-	var ops []jsonpatch.JsonPatchOperation
-	a, b := mutableFields(from), mutableFields(to)
-	for i := range a {
-		switch fa, fb := a[i], b[i]; {
-		case fa.absent && fb.absent:
-		case fa.absent:
-			ops = append(ops, jsonpatch.NewOperation("add", fb.path, fb.value))
-		case fb.absent:
-			ops = append(ops, jsonpatch.NewOperation("remove", fa.path, nil))
-		default:
-			sub, unequal, err := structDiff(fa.value, fb.value, fa.path)
-			if err != nil {
-				return nil, err
-			}
-			// Semantically equal fields (quantities in another format) are
-			// left alone; the test runs only where the encodings differ
-			// in a way that could be semantically equal.
-			if len(sub) > 0 && (unequal || !equality.Semantic.DeepEqual(fa.value, fb.value)) {
-				ops = append(ops, sub...)
-			}
-		}
-	}
-	return ops, nil
-}
-
-// FullDiff is Diff over the whole Pod; tests compare the two.
-func FullDiff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
-	return diff(from, to)
-}
-
-func diff(from, to any) ([]jsonpatch.JsonPatchOperation, error) {
-	a, err := json.Marshal(from)
-	if err != nil {
-		return nil, err
-	}
-	b, err := json.Marshal(to)
-	if err != nil {
-		return nil, err
-	}
-	return jsonpatch.CreatePatch(a, b)
 }
 
 func unwrapEval(err error) error {

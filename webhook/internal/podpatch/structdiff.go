@@ -1,13 +1,11 @@
-package mutating
+package podpatch
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 
 	"gomodules.xyz/jsonpatch/v2"
 )
@@ -17,8 +15,8 @@ import (
 // walking the Go values instead of marshalling and re-parsing both: only
 // the parts that differ are encoded. Values that encode themselves (types
 // with MarshalJSON or MarshalText, such as quantities and times) and any
-// shape this walker does not model (embedded pointers, `string` options,
-// floats, non-string map keys) are compared through encoding/json and
+// shape this walker does not model (fields of embedded pointers, `string`
+// options, floats, non-string map keys) are compared through encoding/json and
 // jsonpatch as before, so the operations are the same in every case.
 //
 // unequal is true when a difference was found that also makes from and to
@@ -88,88 +86,6 @@ func (d *differ) push(token string) {
 }
 
 func (d *differ) pop() { d.tokens = d.tokens[:len(d.tokens)-1] }
-
-// jsonKind is the kind of JSON value a Go value encodes to.
-type jsonKind int
-
-const (
-	jsonNull jsonKind = iota
-	jsonObject
-	jsonArray
-	jsonString
-	jsonNumber
-	jsonBool
-	// jsonOpaque values are compared through their encoding.
-	jsonOpaque
-)
-
-var (
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-)
-
-// encodesItself reports whether encoding/json encodes values of t with a
-// method of t or *t.
-func encodesItself(t reflect.Type) bool {
-	if t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType) {
-		return true
-	}
-	if t.Kind() != reflect.Pointer {
-		pt := reflect.PointerTo(t)
-		return pt.Implements(jsonMarshalerType) || pt.Implements(textMarshalerType)
-	}
-	return false
-}
-
-// kindOf returns v's JSON kind, with v resolved through pointers and
-// interfaces (invalid when it encodes to null).
-func kindOf(v reflect.Value) (reflect.Value, jsonKind) {
-	for {
-		if !v.IsValid() {
-			return v, jsonNull
-		}
-		if typeInfoOf(v.Type()).opaque {
-			return v, jsonOpaque
-		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() {
-				return reflect.Value{}, jsonNull
-			}
-			v = v.Elem()
-			continue
-		case reflect.Interface:
-			// Compared through the encoding, which also keeps custom
-			// equalities (label selectors) out of the unequal test.
-			if v.IsNil() {
-				return reflect.Value{}, jsonNull
-			}
-			return v, jsonOpaque
-		case reflect.Struct:
-			return v, jsonObject
-		case reflect.Map:
-			if v.IsNil() {
-				return reflect.Value{}, jsonNull
-			}
-			return v, jsonObject
-		case reflect.Slice:
-			if v.IsNil() {
-				return reflect.Value{}, jsonNull
-			}
-			return v, jsonArray
-		case reflect.Array:
-			return v, jsonArray
-		case reflect.String:
-			return v, jsonString
-		case reflect.Bool:
-			return v, jsonBool
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			return v, jsonNumber
-		}
-		return v, jsonOpaque
-	}
-}
 
 // member compares a and b at the current path.
 func (d *differ) member(a, b reflect.Value) error {
@@ -284,18 +200,18 @@ func (d *differ) object(a, b reflect.Value) error {
 	info := typeInfoOf(a.Type())
 	for i := range info.fields {
 		f := &info.fields[i]
-		fa, okA := f.get(a)
-		fb, okB := f.get(b)
+		fa, fb := a.FieldByIndex(f.Index), b.FieldByIndex(f.Index)
+		okA, okB := !f.Omitted(fa), !f.Omitted(fb)
 		switch {
 		case !okA && !okB:
 		case !okA:
 			d.unequal = true // an omitted field is empty, the other is not
-			d.add("add", d.pathTo(f.name), fb)
+			d.add("add", d.pathTo(f.Name), fb)
 		case !okB:
 			d.unequal = true
-			d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(f.name), nil))
+			d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(f.Name), nil))
 		default:
-			if err := d.child(fa, fb, f.name); err != nil {
+			if err := d.child(fa, fb, f.Name); err != nil {
 				return err
 			}
 		}
@@ -398,167 +314,3 @@ func encodable(v reflect.Value) any {
 }
 
 var pathEscaper = strings.NewReplacer("~", "~0", "/", "~1")
-
-// typeInfo is how encoding/json encodes a type, as far as structDiff needs.
-type typeInfo struct {
-	// opaque types are compared through their encoding.
-	opaque bool
-	// fields are a struct's members, in encoding order.
-	fields []structField
-}
-
-type structField struct {
-	name      string
-	index     []int
-	omitEmpty bool
-	omitZero  bool
-}
-
-// get returns the field's value and whether encoding/json writes it.
-func (f *structField) get(v reflect.Value) (reflect.Value, bool) {
-	fv := v.FieldByIndex(f.index)
-	if f.omitEmpty && isEmptyValue(fv) {
-		return fv, false
-	}
-	if f.omitZero && isZeroValue(fv) {
-		return fv, false
-	}
-	return fv, true
-}
-
-var typeInfos sync.Map // reflect.Type -> *typeInfo
-
-func typeInfoOf(t reflect.Type) *typeInfo {
-	if ti, ok := typeInfos.Load(t); ok {
-		return ti.(*typeInfo)
-	}
-	ti := buildTypeInfo(t)
-	typeInfos.Store(t, ti)
-	return ti
-}
-
-func buildTypeInfo(t reflect.Type) *typeInfo {
-	if encodesItself(t) {
-		return &typeInfo{opaque: true}
-	}
-	switch t.Kind() {
-	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128,
-		reflect.Chan, reflect.Func, reflect.UnsafePointer:
-		return &typeInfo{opaque: true}
-	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			return &typeInfo{opaque: true}
-		}
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return &typeInfo{opaque: true} // base64, or a Marshaler element
-		}
-	case reflect.Struct:
-		fields, ok := structFields(t, nil, map[string]bool{})
-		if !ok {
-			return &typeInfo{opaque: true}
-		}
-		return &typeInfo{fields: fields}
-	}
-	return &typeInfo{}
-}
-
-// structFields lists t's encoded fields, promoting the fields of embedded
-// structs. It reports false for shapes it leaves to encoding/json: embedded
-// pointers, the `string` option, and clashing names.
-func structFields(t reflect.Type, index []int, seen map[string]bool) ([]structField, bool) {
-	var out []structField
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		tag := sf.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		idx := append(append([]int(nil), index...), i)
-		if sf.Anonymous && name == "" {
-			ft := sf.Type
-			if ft.Kind() == reflect.Pointer {
-				return nil, false
-			}
-			if ft.Kind() == reflect.Struct {
-				inner, ok := structFields(ft, idx, seen)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, inner...)
-				continue
-			}
-			if !sf.IsExported() {
-				continue
-			}
-		} else if !sf.IsExported() {
-			continue
-		}
-		if hasOption(opts, "string") {
-			return nil, false
-		}
-		if name == "" {
-			name = sf.Name
-		}
-		if seen[name] {
-			return nil, false
-		}
-		seen[name] = true
-		out = append(out, structField{name: name, index: idx, omitEmpty: hasOption(opts, "omitempty"), omitZero: hasOption(opts, "omitzero")})
-	}
-	return out, true
-}
-
-func hasOption(opts, want string) bool {
-	for opts != "" {
-		var o string
-		o, opts, _ = strings.Cut(opts, ",")
-		if o == want {
-			return true
-		}
-	}
-	return false
-}
-
-// isEmptyValue is encoding/json's omitempty test.
-func isEmptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool,
-		reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64,
-		reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
-}
-
-var isZeroerType = reflect.TypeFor[interface{ IsZero() bool }]()
-
-// isZeroValue is encoding/json's omitzero test: an IsZero method if the
-// type has one, else the zero value.
-func isZeroValue(v reflect.Value) bool {
-	t := v.Type()
-	switch {
-	case t.Implements(isZeroerType):
-		if (t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface) && v.IsNil() {
-			return true
-		}
-		if t.Kind() == reflect.Interface && v.Elem().Kind() == reflect.Pointer && v.Elem().IsNil() {
-			return true
-		}
-		return v.Interface().(interface{ IsZero() bool }).IsZero()
-	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(isZeroerType):
-		if v.CanAddr() {
-			return v.Addr().Interface().(interface{ IsZero() bool }).IsZero()
-		}
-		// encoding/json calls the pointer method on a copy.
-		c := reflect.New(t)
-		c.Elem().Set(v)
-		return c.Interface().(interface{ IsZero() bool }).IsZero()
-	}
-	return v.IsZero()
-}

@@ -1,4 +1,4 @@
-package policy
+package specialise
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 
+	"github.com/sluice-data/sluice/webhook/internal/opalock"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
 
@@ -28,9 +29,13 @@ const (
 	resultVar = "sluice_result"
 )
 
-// specializer builds, on first use, and keeps the specialised queries of
-// one prepared query, one per input class (see specialize.go).
-type specializer struct {
+// parserOptions parse the module that wraps a specialised query, as
+// webhook/policy parses a bundle's modules.
+var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1}
+
+// Specialiser builds, on first use, and keeps the specialised queries of
+// one prepared query, one per input class (see the package comment).
+type Specialiser struct {
 	name    string        // the query, for metrics
 	query   ast.Body      // the residual query, binding resultVar
 	support []*ast.Module // the residual's rules
@@ -54,19 +59,37 @@ type variant struct {
 	err  error
 }
 
-// newSpecializer partially evaluates query q (the i-th of its bundle) and
-// returns its specializer, or nil when the residual has nothing to
-// specialise on or a shape this does not handle: then the general query
-// serves every input.
-func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map[string]*ast.Module, compiler *ast.Compiler, store storage.Store) *specializer {
-	if rebindsInput(modules) {
+// Config is what a Specialiser is made from: a query of a compiled bundle.
+type Config struct {
+	// Query is the query as written (data.sluice.mutating.decision); it
+	// names the Specialiser's builds in metrics.
+	Query string
+	// Namespace is a package, unused by the bundle, for the residual's
+	// rules.
+	Namespace string
+	// Modules are the bundle's parsed modules, and Compiler the compiler
+	// they were compiled with (before the general query's residual is
+	// added to it).
+	Modules  map[string]*ast.Module
+	Compiler *ast.Compiler
+	// Store serves the bundle's data.
+	Store storage.Store
+	// Wait makes a class's first evaluation wait for its query to be built
+	// instead of using the general query meanwhile (fixture tests).
+	Wait bool
+}
+
+// New partially evaluates the query and returns its Specialiser, or nil
+// when the residual has nothing to specialise on or a shape this does not
+// handle: then the general query serves every input.
+func New(ctx context.Context, cfg Config) *Specialiser {
+	if rebindsInput(cfg.Modules) {
 		return nil
 	}
-	ns := preparedNamespace(i)
 	var pqs *rego.PartialQueries
-	err := withOPALock(func() (err error) {
-		pqs, err = rego.New(rego.Query(resultVar+" = "+q), rego.PartialNamespace(ns), rego.Compiler(compiler), rego.Store(store),
-			rego.StrictBuiltinErrors(true)).Partial(ctx)
+	err := opalock.Do(func() (err error) {
+		pqs, err = rego.New(rego.Query(resultVar+" = "+cfg.Query), rego.PartialNamespace(cfg.Namespace), rego.Compiler(cfg.Compiler),
+			rego.Store(cfg.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
 		return err
 	})
 	if err != nil || len(pqs.Queries) != 1 {
@@ -81,19 +104,19 @@ func newSpecializer(ctx context.Context, q string, i int, wait bool, modules map
 			return nil
 		}
 	}
-	return &specializer{name: q, query: pqs.Queries[0], support: pqs.Support, modules: modules, store: store,
-		probes: probes, wait: wait, limit: maxVariants, variants: map[classKey]*variant{}}
+	return &Specialiser{name: cfg.Query, query: pqs.Queries[0], support: pqs.Support, modules: cfg.Modules, store: cfg.Store,
+		probes: probes, wait: cfg.Wait, limit: maxVariants, variants: map[classKey]*variant{}}
 }
 
-// forInput returns the specialised query for input's class, or false when
+// ForInput returns the specialised query for input's class, or false when
 // input is to use the general query: when limit classes have been seen
 // already, when building the class's query failed (a second partial
 // evaluation can fail where the general query does not, for example on
 // an object whose rules conflict once their conditions are decided, in a
-// part of the policy the input never reaches), and, unless the specializer
+// part of the policy the input never reaches), and, unless the Specialiser
 // waits, while it is being built (a class's first input starts the build,
 // which takes tens of milliseconds).
-func (s *specializer) forInput(ctx context.Context, input ast.Value) (rego.PreparedEvalQuery, bool, error) {
+func (s *Specialiser) ForInput(ctx context.Context, input ast.Value) (rego.PreparedEvalQuery, bool, error) {
 	v := s.variant(classOf(s.probes, input))
 	if v == nil {
 		return rego.PreparedEvalQuery{}, false, nil
@@ -115,7 +138,7 @@ func (s *specializer) forInput(ctx context.Context, input ast.Value) (rego.Prepa
 
 // variant returns the variant of class key, starting its build if it is
 // new, or nil when limit classes have been seen already.
-func (s *specializer) variant(key classKey) *variant {
+func (s *Specialiser) variant(key classKey) *variant {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.variants[key]
@@ -137,7 +160,7 @@ func (s *specializer) variant(key classKey) *variant {
 
 // buildSafely is build with a panic in OPA turned into an error: it runs on
 // a goroutine of its own, where a panic would end the process.
-func (s *specializer) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err error) {
+func (s *Specialiser) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -148,7 +171,7 @@ func (s *specializer) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err 
 
 // build compiles the bundle's modules with the residual decided for class
 // key and partially evaluates it again.
-func (s *specializer) build(ctx context.Context, key classKey) (rego.PreparedEvalQuery, error) {
+func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEvalQuery, error) {
 	modules := make(map[string]*ast.Module, len(s.modules)+len(s.support)+1)
 	for id, m := range s.modules {
 		modules[id] = m
@@ -172,7 +195,7 @@ func (s *specializer) build(ctx context.Context, key classKey) (rego.PreparedEva
 	resultModule.Rules[0].Body = body
 	modules["sluice:result"] = resultModule
 	var pq rego.PreparedEvalQuery
-	err = withOPALock(func() error {
+	err = opalock.Do(func() error {
 		compiler := ast.NewCompiler().WithEnablePrintStatements(false)
 		if compiler.Compile(modules); compiler.Failed() {
 			return compiler.Errors

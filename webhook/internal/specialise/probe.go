@@ -1,26 +1,8 @@
-package policy
+package specialise
 
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
-
-// A residual policy (the query after partial evaluation with the policy
-// data known) often compares a fixed input value with constants: the
-// default mutating policies test input.pod.metadata.labels["serverless.
-// fluid.io/inject"] == "true" in every sidecar rule and its negation in
-// every affinity rule. Which of those comparisons hold splits inputs into a
-// few classes, and within a class the comparisons are constants: each
-// class gets a copy of the residual with them decided, partially evaluated
-// again, so that rules that cannot hold for the class are folded away (a
-// set no rule can add to becomes a constant empty set). Everything else,
-// including every other read of the same input values, is evaluated as
-// before.
-//
-// A comparison is decided only where deciding it cannot change the
-// outcome: when every expression before it in its body is one that cannot
-// fail with an error (otherwise a rule dropped for the class would hide an
-// error the general query raises), and not when it is a negated !=, which
-// OPA evaluates with its input reference outside the negation.
 
 // probe is one ground input reference that the residual compares with
 // scalar constants.
@@ -180,7 +162,7 @@ func findProbes(query ast.Body, support []*ast.Module) []probe {
 	return probes
 }
 
-// classKey is the class of an input over a specializer's probes: a byte
+// classKey is the class of an input over a Specialiser's probes: a byte
 // per probe, in a fixed-size array (a map key as it is), so that computing
 // it and looking it up allocates nothing.
 type classKey [maxProbes]byte

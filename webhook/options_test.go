@@ -1,0 +1,76 @@
+package webhook
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/spf13/pflag"
+
+	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/metrics"
+	"github.com/sluice-data/sluice/webhook/policy"
+)
+
+// builds counts the specialised queries built for the mutating query, ok
+// or not.
+func builds(t *testing.T) float64 {
+	t.Helper()
+	n := 0.0
+	for _, result := range []string{"ok", "error"} {
+		var m dto.Metric
+		if err := metrics.SpecialisedQueries.WithLabelValues(policies.MutatingQuery, result).Write(&m); err != nil {
+			t.Fatal(err)
+		}
+		n += m.GetCounter().GetValue()
+	}
+	return n
+}
+
+// --specialise-policies is on by default: an input of a new class starts
+// the build of its query. With --specialise-policies=false no query is
+// ever specialised, however many classes of inputs come.
+func TestSpecialisePoliciesFlag(t *testing.T) {
+	ctx := context.Background()
+	bundle, err := policy.DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{{nil, true}, {[]string{"--specialise-policies=false"}, false}} {
+		o := NewOptions()
+		fs := pflag.NewFlagSet("webhook", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if o.SpecialisePolicies != tt.want {
+			t.Fatalf("%v: SpecialisePolicies %v, want %v", tt.args, o.SpecialisePolicies, tt.want)
+		}
+		engine := newEngine(o)
+		if err := engine.Load(ctx, bundle); err != nil {
+			t.Fatal(err)
+		}
+		before := builds(t)
+		// Inputs of two classes; whether the policy accepts them does not
+		// matter.
+		for _, label := range []string{"serverless.fluid.io/inject", "fuse.serverful.fluid.io/inject"} {
+			in := ast.MustParseTerm(`{"pod": {"metadata": {"labels": {"` + label + `": "true"}}}}`).Value
+			_, _ = engine.Eval(ctx, policies.MutatingQuery, in)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		if !tt.want {
+			deadline = time.Now().Add(time.Second)
+		}
+		for builds(t) == before && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if built := builds(t) > before; built != tt.want {
+			t.Errorf("%v: specialised queries built: %v, want %v", tt.args, built, tt.want)
+		}
+	}
+}
