@@ -42,7 +42,7 @@ type Right struct{ Twin }
 type Quoted struct {
 	N int     `json:"n,string"`
 	P *bool   `json:"p,string,omitempty"`
-	S []int   `json:"s,string"` // the option does not apply
+	S []int   `json:"s,string"` //nolint:staticcheck // deliberate: the option does not apply to a slice
 	F float64 `json:"f,string"`
 }
 
@@ -56,8 +56,8 @@ type shapes struct {
 	Named    Inner           `json:"named"` // an embedded-looking struct with a name is one field
 	Shadow   string          // shallower than Inner.Shadow: wins
 	Skipped  string          `json:"-"`
-	Dash     string          `json:"-,"`
-	Bad      string          `json:"a\"b"` // invalid name: the Go name is used
+	Dash     string          `json:"-,"`   //nolint:staticcheck // deliberate: a field named "-"
+	Bad      string          `json:"a\"b"` //nolint:staticcheck // deliberate: an invalid name, for which the Go name is used
 	private  string          //nolint:unused // never written
 	Empty    []string        `json:"empty,omitempty"`
 	Count    int             `json:"count,omitzero"`
