@@ -75,6 +75,24 @@ verify: $(CONTROLLER_GEN) ## Regenerate, check formatting, vet and go.mod tidine
 build: ## Build bin/sluice.
 	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN)/sluice .
 
+# The image: a static bin/sluice for Linux in an OCI image tarball, built
+# without Docker (hack/imagebuild); the chart packaged with appVersion (its
+# default image tag) set to the same VERSION (hack/chartpackage).
+IMAGE_REPO ?= ghcr.io/sluice-data/sluice
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_TAR  ?= $(BIN)/sluice-image-$(VERSION)-$(IMAGE_ARCH).tar
+
+.PHONY: image
+image: ## Build the image tarball bin/sluice-image-VERSION-ARCH.tar (OCI layout and docker archive) without Docker.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
+	$(GO) run ./hack/imagebuild -binary $(BIN)/sluice-linux-$(IMAGE_ARCH) -output $(IMAGE_TAR) -repository $(IMAGE_REPO) \
+		-version $(VERSION) -arch $(IMAGE_ARCH) -revision "$$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+		-created "$$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+.PHONY: chart
+chart: ## Package charts/sluice into bin/ with appVersion, the default image tag, set to VERSION.
+	$(GO) run ./hack/chartpackage -chart charts/sluice -output $(BIN) -app-version $(VERSION)
+
 .PHONY: dev
 dev: build kube-binaries ## Run Sluice on an embedded local control plane with the demo (Ctrl-C stops it).
 	$(BIN)/sluice dev --demo
