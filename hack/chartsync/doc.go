@@ -3,7 +3,8 @@
 //
 // It writes
 //   - charts/sluice/crds/<name>.json: each CRD of config/crd/bases as one
-//     line of compact JSON. Helm installs crds/ files before the templates
+//     line of compact JSON after a "---" line (so that `helm show crds`,
+//     which concatenates the files, prints one document per CRD). Helm installs crds/ files before the templates
 //     and stores the chart in the release record (a Secret, at most 1 MiB);
 //     compact JSON keeps the CRDs well inside that limit, where the same
 //     CRDs as YAML would take most of it;

@@ -81,7 +81,8 @@ func syncCRDs(src, dst string) error {
 }
 
 // toJSON turns one YAML document (a leading "---" is allowed) into compact
-// JSON with a trailing newline (keys sorted, so the output is stable).
+// JSON (keys sorted, so the output is stable) as a YAML stream of one
+// document: "---", the JSON, a newline.
 func toJSON(data []byte) ([]byte, error) {
 	data = bytes.TrimPrefix(bytes.TrimSpace(data), []byte("---\n"))
 	if bytes.Contains(data, []byte("\n---")) {
@@ -91,7 +92,9 @@ func toJSON(data []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(js, '\n'), nil
+	// The leading separator makes `helm show crds`, which concatenates the
+	// files, print a stream kubectl splits into one document per CRD.
+	return append(append([]byte("---\n"), js...), '\n'), nil
 }
 
 func writeIfChanged(path string, data []byte) error {

@@ -29,7 +29,8 @@ import (
 // ones the control plane started with are deleted first), the real
 // controller-manager and scheduler create and place the Pods, and kwok runs
 // them to Ready on fake nodes. Then it checks the RBAC with the real
-// authorizer, upgrades (the caBundle and certificate the webhook would have
+// authorizer, upgrades as docs/install.md says (CRDs applied server-side,
+// then helm upgrade; the caBundle and certificate the webhook would have
 // written survive), and uninstalls (the CRDs stay). The second install is in
 // cert-manager mode, against cert-manager's CRDs.
 func TestInstallIntoSimulatedCluster(t *testing.T) {
@@ -61,6 +62,7 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 		checkObjects(ctx, t, c.Client, rel, true)
 		checkCRDsEstablished(ctx, t, c.Client)
 		checkAccess(ctx, t, c.Client)
+		applyShownCRDs(ctx, t, c.Client) // the upgrade's first step
 		upgradeKeepsWhatTheWebhookWrote(ctx, t, c.Client, h)
 		h.uninstall(t)
 		checkObjects(ctx, t, c.Client, rel, false)

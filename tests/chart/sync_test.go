@@ -1,6 +1,7 @@
 package chart_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -55,7 +56,10 @@ func TestCRDsAreTheGeneratedOnes(t *testing.T) {
 			continue
 		}
 		got := map[string]any{}
-		if err := json.Unmarshal(data, &got); err != nil {
+		if !bytes.HasPrefix(data, []byte("---\n")) {
+			t.Errorf("crds/%s.json does not start with a document separator: `helm show crds` would run it into the previous CRD", name)
+		}
+		if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("---\n")), &got); err != nil {
 			t.Fatalf("%s.json: %v", name, err)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
