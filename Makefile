@@ -40,10 +40,12 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases) and the controller's ClusterRole (config/rbac).
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole (config/rbac) and their copies in charts/sluice.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=sluice-controller paths=./controller/... output:rbac:artifacts:config=config/rbac
+	# The platform chart's CRDs and controller rules follow what was generated (hack/chartsync).
+	$(GO) run ./hack/chartsync
 
 .PHONY: fmt
 fmt: ## Format Go code.
@@ -56,11 +58,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: import rules between
 .PHONY: verify
 verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint (and that the import rules bite), go.mod tidiness; fail if any generated file was stale.
 	@snapshot=$$(mktemp -d); trap 'rm -rf "$$snapshot"' EXIT; \
-	cp -r api config "$$snapshot"/; \
+	cp -r api config "$$snapshot"/; mkdir -p "$$snapshot/chart"; cp -r charts/sluice/crds charts/sluice/files "$$snapshot/chart"/; \
 	$(MAKE) --no-print-directory generate >/dev/null; \
-	if ! diff -r "$$snapshot/api" api >/dev/null || ! diff -r "$$snapshot/config" config >/dev/null; then \
+	if ! diff -r "$$snapshot/api" api >/dev/null || ! diff -r "$$snapshot/config" config >/dev/null \
+		|| ! diff -r "$$snapshot/chart/crds" charts/sluice/crds >/dev/null || ! diff -r "$$snapshot/chart/files" charts/sluice/files >/dev/null; then \
 		echo "verify: generated files were out of date; 'make generate' has now rewritten them:"; \
-		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; exit 1; fi
+		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; \
+		diff -rq "$$snapshot/chart/crds" charts/sluice/crds; diff -r "$$snapshot/chart/files" charts/sluice/files | head -40; exit 1; fi
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [[ -n "$$unformatted" ]]; then echo "verify: gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	$(MAKE) --no-print-directory lint
@@ -74,6 +78,24 @@ verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint
 .PHONY: build
 build: ## Build bin/sluice.
 	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN)/sluice .
+
+# The image: a static bin/sluice for Linux in an OCI image tarball, built
+# without Docker (hack/imagebuild); the chart packaged with appVersion (its
+# default image tag) set to the same VERSION (hack/chartpackage).
+IMAGE_REPO ?= ghcr.io/sluice-data/sluice
+IMAGE_ARCH ?= $(shell $(GO) env GOARCH)
+IMAGE_TAR  ?= $(BIN)/sluice-image-$(VERSION)-$(IMAGE_ARCH).tar
+
+.PHONY: image
+image: ## Build the image tarball bin/sluice-image-VERSION-ARCH.tar (OCI layout and docker archive) without Docker.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
+	$(GO) run ./hack/imagebuild -binary $(BIN)/sluice-linux-$(IMAGE_ARCH) -output $(IMAGE_TAR) -repository $(IMAGE_REPO) \
+		-version $(VERSION) -arch $(IMAGE_ARCH) -revision "$$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
+		-created "$$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+.PHONY: chart
+chart: ## Package charts/sluice into bin/ with appVersion, the default image tag, set to VERSION.
+	$(GO) run ./hack/chartpackage -chart charts/sluice -output $(BIN) -app-version $(VERSION)
 
 .PHONY: dev
 dev: build kube-binaries ## Run Sluice on an embedded local control plane with the demo (Ctrl-C stops it).

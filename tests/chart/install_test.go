@@ -1,0 +1,348 @@
+package chart_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/release"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/tests/simcluster"
+)
+
+// TestInstallIntoSimulatedCluster installs the chart with the Helm SDK, as
+// `helm install --wait` does, into a simulated cluster: the real
+// kube-apiserver validates every object (the CRDs from crds/ included: the
+// ones the control plane started with are deleted first), the real
+// controller-manager and scheduler create and place the Pods, and kwok runs
+// them to Ready on fake nodes. Then it checks the RBAC with the real
+// authorizer, upgrades as docs/install.md says (CRDs applied server-side,
+// then helm upgrade; the caBundle and certificate the webhook would have
+// written survive), and uninstalls (the CRDs stay). The second install is in
+// cert-manager mode, against cert-manager's CRDs.
+func TestInstallIntoSimulatedCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulated cluster")
+	}
+	c, err := simcluster.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("cluster logs:\n%s", c.Logs(20))
+		}
+		if err := c.Stop(); err != nil {
+			t.Logf("stopping the cluster: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	if _, err := c.AddNodes(ctx, "kwok-node", 3, 110, map[string]string{"topology.kubernetes.io/zone": "zone-a"}); err != nil {
+		t.Fatal(err)
+	}
+	removeCRDs(ctx, t, c.Client, "data.fluid.io")
+
+	t.Run("self-managed", func(t *testing.T) {
+		h := newHelm(t, c, "sluice-system")
+		rel := h.install(ctx, t, nil)
+		checkObjects(ctx, t, c.Client, rel, true)
+		checkCRDsEstablished(ctx, t, c.Client)
+		checkAccess(ctx, t, c.Client)
+		applyShownCRDs(ctx, t, c.Client) // the upgrade's first step
+		upgradeKeepsWhatTheWebhookWrote(ctx, t, c.Client, h)
+		h.uninstall(t)
+		checkObjects(ctx, t, c.Client, rel, false)
+		checkCRDsEstablished(ctx, t, c.Client) // crds/ are never deleted
+	})
+	t.Run("cert-manager", func(t *testing.T) {
+		if err := installCRDFiles(ctx, c.Client, filepath.Join("testdata", "cert-manager-crds")); err != nil {
+			t.Fatal(err)
+		}
+		h := newHelm(t, c, "sluice-cm")
+		rel := h.install(ctx, t, parseValues(t, `certManager: {enabled: true}`))
+		checkObjects(ctx, t, c.Client, rel, true)
+		h.uninstall(t)
+		checkObjects(ctx, t, c.Client, rel, false)
+	})
+}
+
+type helmClient struct {
+	cfg       *action.Configuration
+	namespace string
+}
+
+func newHelm(t *testing.T, c *simcluster.Cluster, ns string) *helmClient {
+	t.Helper()
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig, flags.Namespace = &c.Kubeconfig, &ns
+	cfg := &action.Configuration{}
+	// The release record in a Secret, as the Helm CLI keeps it (this also
+	// proves the record fits in one).
+	if err := cfg.Init(flags, ns, "secret", t.Logf); err != nil {
+		t.Fatal(err)
+	}
+	// The simulated cluster's kube-apiserver is built from the k8s.io/kubernetes
+	// v1.37.2 module without version stamping, so it reports v0.0.0-master;
+	// Helm's check of the chart's kubeVersion needs the real version.
+	dc, err := flags.ToDiscoveryClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apis, err := action.GetVersionSet(dc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Capabilities = &chartutil.Capabilities{KubeVersion: kubeVersion, APIVersions: apis, HelmVersion: chartutil.DefaultCapabilities.HelmVersion}
+	return &helmClient{cfg: cfg, namespace: ns}
+}
+
+func (h *helmClient) install(ctx context.Context, t *testing.T, vals map[string]any) *release.Release {
+	t.Helper()
+	in := action.NewInstall(h.cfg)
+	in.ReleaseName, in.Namespace, in.CreateNamespace = releaseName, h.namespace, true
+	in.Wait, in.Timeout = true, 4*time.Minute
+	start := time.Now()
+	rel, err := in.RunWithContext(ctx, loadChart(t), vals)
+	if err != nil {
+		t.Fatalf("helm install: %v", err)
+	}
+	t.Logf("installed %s in %s: every Deployment and the DaemonSet ready after %s", rel.Name, h.namespace, time.Since(start).Round(time.Second))
+	return rel
+}
+
+func (h *helmClient) uninstall(t *testing.T) {
+	t.Helper()
+	un := action.NewUninstall(h.cfg)
+	un.Wait, un.Timeout = true, 2*time.Minute
+	if _, err := un.Run(releaseName); err != nil {
+		t.Fatalf("helm uninstall: %v", err)
+	}
+}
+
+// checkObjects checks that every object of the release exists (and that
+// its workloads are ready), or, with present false, that none is left.
+func checkObjects(ctx context.Context, t *testing.T, c client.Client, rel *release.Release, present bool) {
+	t.Helper()
+	objs := objects(t, rel.Manifest)
+	if len(objs) < 20 {
+		t.Fatalf("only %d objects in the release", len(objs))
+	}
+	for _, o := range objs {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(o.GroupVersionKind())
+		err := c.Get(ctx, client.ObjectKeyFromObject(o), live)
+		switch {
+		case present && err != nil:
+			t.Errorf("%s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+		case !present && !apierrors.IsNotFound(err):
+			t.Errorf("%s %s/%s is still there after uninstall (%v)", o.GetKind(), o.GetNamespace(), o.GetName(), err)
+		case present:
+			checkReady(t, live)
+		}
+	}
+}
+
+// checkReady checks a workload's status: every replica ready (kwok ran
+// the Pods), on every node for the DaemonSet.
+func checkReady(t *testing.T, o *unstructured.Unstructured) {
+	t.Helper()
+	n := func(f ...string) int64 { v, _, _ := unstructured.NestedInt64(o.Object, f...); return v }
+	switch o.GetKind() {
+	case "Deployment":
+		if want, got := n("spec", "replicas"), n("status", "readyReplicas"); want == 0 || got != want {
+			t.Errorf("Deployment %s: %d of %d replicas ready", o.GetName(), got, want)
+		}
+	case "DaemonSet":
+		if want, got := n("status", "desiredNumberScheduled"), n("status", "numberReady"); want != 3 || got != want {
+			t.Errorf("DaemonSet %s: %d of %d ready (3 nodes)", o.GetName(), got, want)
+		}
+	}
+}
+
+func removeCRDs(ctx context.Context, t *testing.T, c client.Client, group string) {
+	t.Helper()
+	list := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := c.List(ctx, list); err != nil {
+		t.Fatal(err)
+	}
+	for i := range list.Items {
+		if list.Items[i].Spec.Group == group {
+			if err := c.Delete(ctx, &list.Items[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := c.List(ctx, list); err != nil {
+			return false, err
+		}
+		for _, crd := range list.Items {
+			if crd.Spec.Group == group {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("the control plane's %s CRDs were not deleted: %v", group, err)
+	}
+}
+
+// checkCRDsEstablished checks that the chart's CRDs are served.
+func checkCRDsEstablished(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	for _, f := range loadChart(t).CRDObjects() {
+		name := strings.TrimSuffix(strings.TrimPrefix(f.Name, "crds/data.fluid.io_"), ".json") + ".data.fluid.io"
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			t.Errorf("CRD %s: %v", name, err)
+			continue
+		}
+		established := false
+		for _, cond := range crd.Status.Conditions {
+			established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
+		}
+		if !established {
+			t.Errorf("CRD %s is not established", name)
+		}
+	}
+}
+
+// checkAccess asks the real authorizer what each component's
+// ServiceAccount may do: what it needs, and not more.
+func checkAccess(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	type attr = authorizationv1.ResourceAttributes
+	for _, tc := range []struct {
+		sa    string
+		attr  attr
+		allow bool
+	}{
+		{"controller", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Subresource: "status", Namespace: "team-a"}, true},
+		{"controller", attr{Verb: "create", Group: "apps", Resource: "statefulsets", Namespace: "team-a"}, true},
+		{"controller", attr{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "sluice-system"}, true},
+		{"controller", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, false},
+		{"controller", attr{Verb: "create", Resource: "pods", Namespace: "team-a"}, false},
+		{"webhook", attr{Verb: "list", Group: "data.fluid.io", Resource: "dataloads", Namespace: "team-a"}, true},
+		{"webhook", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Subresource: "status", Namespace: "team-a"}, true},
+		{"webhook", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Namespace: "team-a"}, false},
+		{"webhook", attr{Verb: "patch", Resource: "configmaps", Namespace: "sluice-system", Name: "sluice-policies"}, true},
+		{"webhook", attr{Verb: "patch", Resource: "configmaps", Namespace: "team-a", Name: "x"}, false},
+		{"webhook", attr{Verb: "update", Resource: "secrets", Namespace: "sluice-system", Name: "sluice-webhook-cert"}, true},
+		{"webhook", attr{Verb: "get", Resource: "secrets", Namespace: "sluice-system", Name: "sh.helm.release.v1.sluice.v1"}, false},
+		{"webhook", attr{Verb: "create", Resource: "secrets", Namespace: "sluice-system"}, false},
+		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, true},
+		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "sluice-validating-webhook"}, true},
+		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "someone-elses"}, false},
+		{"csi", attr{Verb: "patch", Resource: "nodes", Name: "kwok-node-0"}, true},
+		{"csi", attr{Verb: "get", Group: "apps", Resource: "daemonsets", Namespace: "team-a"}, true},
+		{"csi", attr{Verb: "get", Resource: "secrets", Namespace: "team-a"}, false},
+		{"csi", attr{Verb: "delete", Resource: "nodes", Name: "kwok-node-0"}, false},
+	} {
+		a := tc.attr
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               fmt.Sprintf("system:serviceaccount:sluice-system:sluice-%s", tc.sa),
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:sluice-system", "system:authenticated"},
+			ResourceAttributes: &a,
+		}}
+		if err := c.Create(ctx, sar); err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed != tc.allow {
+			t.Errorf("%s may %s %s/%s %s/%s: %v, want %v (%s)", tc.sa, a.Verb, a.Resource, a.Subresource, a.Namespace, a.Name,
+				sar.Status.Allowed, tc.allow, sar.Status.Reason)
+		}
+	}
+}
+
+// upgradeKeepsWhatTheWebhookWrote writes what the self-managed webhook
+// writes (the Secret's certificate, both caBundles), upgrades the release
+// with changed values, and checks that Helm left them alone.
+func upgradeKeepsWhatTheWebhookWrote(ctx context.Context, t *testing.T, c client.Client, h *helmClient) {
+	t.Helper()
+	ca := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
+	secret := &unstructured.Unstructured{}
+	secret.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Secret"})
+	if err := c.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: "sluice-webhook-cert"}, secret); err != nil {
+		t.Fatal(err)
+	}
+	_ = unstructured.SetNestedStringMap(secret.Object, map[string]string{"ca.crt": "Y2E=", "tls.crt": "Y3J0", "tls.key": "a2V5"}, "data")
+	if err := c.Update(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
+	for _, k := range kinds {
+		patchCABundles(ctx, t, c, k, ca)
+	}
+
+	up := action.NewUpgrade(h.cfg)
+	up.Namespace, up.Wait, up.Timeout = h.namespace, true, 4*time.Minute
+	vals := parseValues(t, `webhook: {replicas: 3, mutating: {labelledPods: {timeoutSeconds: 5}}}`)
+	if _, err := up.RunWithContext(ctx, releaseName, loadChart(t), vals); err != nil {
+		t.Fatalf("helm upgrade: %v", err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
+		t.Fatal(err)
+	}
+	if data, _, _ := unstructured.NestedStringMap(secret.Object, "data"); data["tls.crt"] != "Y3J0" {
+		t.Errorf("the upgrade changed the certificate Secret's data: %v", data)
+	}
+	for _, k := range kinds {
+		o := getCluster(ctx, t, c, k)
+		whs, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+		for _, w := range whs {
+			w := w.(map[string]any)
+			got, _, _ := unstructured.NestedString(w, "clientConfig", "caBundle")
+			if got == "" {
+				t.Errorf("%s: the upgrade dropped the caBundle of %v", k, w["name"])
+			}
+			if w["name"] == "labelled-pods.mutating.sluice.io" && w["timeoutSeconds"] != int64(5) {
+				t.Errorf("the upgrade did not apply the new timeout: %v", w["timeoutSeconds"])
+			}
+		}
+	}
+	dep := &unstructured.Unstructured{}
+	dep.SetGroupVersionKind(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
+	if err := c.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: "sluice-webhook"}, dep); err != nil {
+		t.Fatal(err)
+	}
+	checkReady(t, dep)
+}
+
+func getCluster(ctx context.Context, t *testing.T, c client.Client, kind string) *unstructured.Unstructured {
+	t.Helper()
+	name := map[string]string{"MutatingWebhookConfiguration": "sluice-mutating-webhook", "ValidatingWebhookConfiguration": "sluice-validating-webhook"}[kind]
+	o := &unstructured.Unstructured{}
+	o.SetGroupVersionKind(schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: kind})
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func patchCABundles(ctx context.Context, t *testing.T, c client.Client, kind string, ca []byte) {
+	t.Helper()
+	o := getCluster(ctx, t, c, kind)
+	whs, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+	for i := range whs {
+		_ = unstructured.SetNestedField(whs[i].(map[string]any), string(encodeBase64(ca)), "clientConfig", "caBundle")
+	}
+	_ = unstructured.SetNestedSlice(o.Object, whs, "webhooks")
+	if err := c.Update(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+}

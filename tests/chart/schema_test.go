@@ -1,0 +1,80 @@
+package chart_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSchemaRejectsWrongValues checks that values.schema.json stops a
+// wrong value at install time, with a message that names it.
+func TestSchemaRejectsWrongValues(t *testing.T) {
+	for _, tc := range []struct {
+		name, values string
+		want         []string // substrings of the error
+	}{
+		{"unknown failure policy", `webhook: {validating: {failurePolicy: Sometimes}}`,
+			[]string{"/webhook/validating/failurePolicy", "Fail", "Ignore"}},
+		{"timeout above the API server's limit", `webhook: {mutating: {labelledPods: {timeoutSeconds: 45}}}`,
+			[]string{"/webhook/mutating/labelledPods/timeoutSeconds", "30"}},
+		{"no webhook replica", `webhook: {replicas: 0}`,
+			[]string{"/webhook/replicas", "1"}},
+		{"two controllers without leader election", `controller: {replicas: 2, leaderElect: false}`,
+			[]string{"/controller/leaderElect"}},
+		{"a namespace name that is not a DNS label", `webhook: {excludeNamespaces: [Kube_System]}`,
+			[]string{"/webhook/excludeNamespaces/0"}},
+		{"a misspelt key", `webhok: {replicas: 3}`,
+			[]string{"webhok"}},
+		{"a misspelt nested key", `csi: {kubeletdir: /var/lib/k0s/kubelet}`,
+			[]string{"kubeletdir"}},
+		{"a relative kubelet dir", `csi: {kubeletDir: var/lib/kubelet}`,
+			[]string{"/csi/kubeletDir"}},
+		{"a digest that is not one", `image: {digest: latest}`,
+			[]string{"/image/digest"}},
+		{"a root image user", `image: {user: 0}`,
+			[]string{"/image/user"}},
+		{"an unknown issuer kind", `certManager: {enabled: true, issuerRef: {name: ca, kind: Vault}}`,
+			[]string{"/certManager/issuerRef/kind"}},
+		{"a duration cert-manager cannot parse", `certManager: {duration: 90d}`,
+			[]string{"/certManager/duration"}},
+		{"a policy module that is not Rego", `policies: {modules: {notes.txt: hello}}`,
+			[]string{"/policies/modules", "notes.txt"}},
+		{"a resource quantity that is not one", `webhook: {resources: {limits: {memory: lots}}}`,
+			[]string{"/webhook/resources/limits/memory"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := dryRun(loadChart(t), parseValues(t, tc.values), namespace)
+			if err == nil {
+				t.Fatalf("values %s were accepted", tc.values)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "values don't meet the specifications of the schema") {
+				t.Errorf("the error is not the schema's: %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("the error does not mention %q:\n%v", w, err)
+				}
+			}
+			t.Logf("%s: %v", tc.values, err)
+		})
+	}
+}
+
+// TestSchemaAcceptsTheDocumentedValues renders values that docs/install.md
+// shows, so the schema does not reject what the docs recommend.
+func TestSchemaAcceptsTheDocumentedValues(t *testing.T) {
+	for _, values := range []string{
+		`controller: {replicas: 1}`,
+		`controller: {replicas: 1, leaderElect: false}`,
+		`webhook: {replicas: 3, resources: {requests: {cpu: 200m, memory: 512Mi}, limits: {memory: 2Gi}}}`,
+		`image: {repository: registry.example.com/sluice, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}`,
+		`csi: {enabled: false}`,
+		`policies: {create: false}`,
+		`certManager: {enabled: true, issuerRef: {name: internal-ca, kind: Issuer}}`,
+		`webhook: {podDisruptionBudget: {enabled: false}, logLevel: "2"}`,
+	} {
+		if _, err := dryRun(loadChart(t), parseValues(t, values), namespace); err != nil {
+			t.Errorf("values %s: %v", values, err)
+		}
+	}
+}
