@@ -13,21 +13,13 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// components are the workloads eng (this reconcile's engine) runs for rt.
-func components(eng engines.Engine, rt client.Object) engines.Components {
-	if t, ok := eng.(engines.Topology); ok {
-		return t.Components(rt)
-	}
-	return engines.Components{Worker: true}
-}
-
 // observeComponents copies the counts of the master and worker
 // StatefulSets and of the FUSE DaemonSet into the runtime's status. It
 // returns the reason the cache is not ready yet (masters first), or "" when
 // every desired master and worker is ready. FUSE pods run only where Pods
 // use the Dataset, so they never hold binding back.
 func (r *Reconciler) observeComponents(ctx context.Context, eng engines.Engine, rt client.Object) (string, error) {
-	comps := components(eng, rt)
+	comps := eng.Components(rt)
 	s, waiting := statusOf(rt), ""
 	if comps.Master {
 		sts, err := r.statefulSet(ctx, rt, "-master")

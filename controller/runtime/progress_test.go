@@ -44,9 +44,9 @@ func TestStatusWrites(t *testing.T) {
 	recorder := events.NewFakeRecorder(10)
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Client: c,
 		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"), Events: recorder,
+		Events: recorder,
 	}
 	reconcile := func(what string, wantWrites int) *datav1alpha1.AlluxioRuntime {
 		t.Helper()
@@ -195,9 +195,8 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 	c := laggingAPI(ds, rt, &stale, new(int))
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Client: c,
 		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"),
 	}
 	reconcile := func() {
 		t.Helper()

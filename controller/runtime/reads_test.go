@@ -72,9 +72,8 @@ func thinFixture(t *testing.T, profileFuse, runtimeFuse datav1alpha1.FuseCleanPo
 	c := &countingClient{Client: api}
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.ThinRuntime{} },
+		Client: c,
 		Engine: thin.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: thin.FusePath,
 	}
 	return r, c, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "n", Name: "d"}}
 }

@@ -34,19 +34,11 @@ import (
 type Reconciler struct {
 	// Client is the manager's client.
 	Client client.Client
-	// NewObject returns a new object of the runtime kind.
-	NewObject func() client.Object
-	// Engine renders the runtime's release.
+	// Engine serves the runtime kind (Engine.NewObject) and says everything
+	// engine-specific: release, workloads, FUSE volume, cache metrics.
 	Engine engines.Engine
 	// Helm returns the Helm client for a namespace.
 	Helm func(namespace string) (*helm.Client, error)
-	// MountType returns the FUSE file-system type recorded on the runtime's
-	// PV, e.g. fuse.juicefs (StaticMountType for a fixed one). An engine that
-	// resolves to an engines.FuseVolume (Thin) says it instead, and needs
-	// none.
-	MountType func(ctx context.Context, rt client.Object) (string, error)
-	// FusePath returns the host directory of a dataset's FUSE mount.
-	FusePath func(namespace, name string) string
 	// CacheRefresh is how often a bound runtime's cache states are
 	// re-read from its pods' metrics; 0 reads them only on changes.
 	CacheRefresh time.Duration
@@ -88,7 +80,7 @@ const (
 
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	rt := r.NewObject()
+	var rt client.Object = r.Engine.NewObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -180,7 +172,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.labelNodes(ctx, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.observeCache(ctx, ds, rt); err != nil {
+	if err := r.observeCache(ctx, eng, ds, rt); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.CacheRefresh}, r.setReady(ctx, rt, read, metav1.ConditionTrue, ReasonBound, "Dataset "+req.String()+" is bound")
@@ -214,12 +206,6 @@ func (r *Reconciler) resolve(ctx context.Context, ds *datav1alpha1.Dataset, rt c
 	return eng, values, err
 }
 
-// StaticMountType is a Reconciler.MountType for engines with one FUSE
-// file-system type.
-func StaticMountType(t string) func(context.Context, client.Object) (string, error) {
-	return func(context.Context, client.Object) (string, error) { return t, nil }
-}
-
 // boundElsewhere names the runtime the Dataset is bound to, if not this one.
 func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType string) string {
 	for _, r := range ds.Status.Runtimes {
@@ -241,13 +227,10 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, eng engines.Engine, ds *
 	if err := r.createIfMissing(ctx, pvc); err != nil {
 		return fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
-	mountType, err := r.mountType(ctx, eng, rt)
-	if err != nil {
-		return err
-	}
+	fuse := eng.Volume(rt)
 	pv, err := volume.PV(ds, volume.Spec{
-		FluidPath: r.FusePath(ds.Namespace, ds.Name), MountType: mountType, ClaimUID: pvc.UID,
-		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: fuseCleanPolicy(eng, rt),
+		FluidPath: fuse.Path, MountType: fuse.MountType, ClaimUID: pvc.UID,
+		RuntimeName: rt.GetName(), RuntimeNamespace: rt.GetNamespace(), CleanPolicy: string(fuse.CleanPolicy),
 	})
 	if err != nil {
 		return err
@@ -256,18 +239,6 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, eng engines.Engine, ds *
 		return fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	return nil
-}
-
-// mountType is the FUSE file-system type of rt's PV: the engine's, if it
-// says (engines.FuseVolume), else MountType's.
-func (r *Reconciler) mountType(ctx context.Context, eng engines.Engine, rt client.Object) (string, error) {
-	if v, ok := eng.(engines.FuseVolume); ok {
-		return v.MountType(rt), nil
-	}
-	if r.MountType == nil {
-		return "", fmt.Errorf("runtime reconciler: the %s engine names no FUSE mount type, and MountType is nil", eng.Type())
-	}
-	return r.MountType(ctx, rt)
 }
 
 // createIfMissing creates obj unless the cache already holds it; obj is
@@ -412,12 +383,11 @@ func (r *Reconciler) delete(ctx context.Context, rt client.Object) error {
 // Dataset's PVC (watches.go says which changes count).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
-	_, resolves := r.Engine.(engines.Resolver)
-	if r.Client == nil || r.NewObject == nil || r.Engine == nil || r.Helm == nil || r.FusePath == nil || r.MountType == nil && !resolves {
-		return errors.New("runtime reconciler: Client, NewObject, Engine, Helm, FusePath and MountType (unless the engine resolves one) are required")
+	if r.Client == nil || r.Engine == nil || r.Helm == nil {
+		return errors.New("runtime reconciler: Client, Engine and Helm are required")
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named(name).
-		For(r.NewObject(), builder.WithPredicates(runtimeChanged)).
+		For(r.Engine.NewObject(), builder.WithPredicates(runtimeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
