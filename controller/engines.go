@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/controller/runtime"
+	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/thin"
 )
@@ -27,14 +27,14 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			return fmt.Errorf("the %s engine's runtime kind: %w", eng.Type(), err)
 		}
 		name := strings.ToLower(gvk.Kind)
-		r := &runtime.Reconciler{
+		r := &cacheruntime.Reconciler{
 			Client: c, Live: mgr.GetAPIReader(), Engine: eng, Helm: helmClients.forNamespace,
 			CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile
 			// appears or changes.
-			r.Watches = []runtime.Watch{{Object: &datav1alpha1.ThinRuntimeProfile{}, Map: thinRuntimesOf(c)}}
+			r.Watches = []cacheruntime.Watch{{Object: &datav1alpha1.ThinRuntimeProfile{}, Map: thinRuntimesOf(c)}}
 		}
 		if err := r.SetupWithManager(mgr, name); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

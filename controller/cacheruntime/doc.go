@@ -1,4 +1,4 @@
-// Package runtime reconciles a runtime kind into a working cache: it binds
+// Package cacheruntime reconciles a runtime kind into a working cache: it binds
 // the runtime to the Dataset of the same name, installs or upgrades the
 // engine's Helm release (controller/helm), follows the workers, creates the
 // Dataset's PV and PVC once they are ready and marks the Dataset Bound, then
@@ -7,4 +7,4 @@
 // of the engine's cache-reporting pods (Engine.CacheMetrics); on
 // deletion it uninstalls the release, removes the PV and PVC and returns the
 // Dataset to NotBound.
-package runtime
+package cacheruntime

@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"sigs.k8s.io/controller-runtime/pkg/client"

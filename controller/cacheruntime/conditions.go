@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 // Runtime condition types and reasons.
 const (
