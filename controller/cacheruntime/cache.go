@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,18 +21,18 @@ import (
 )
 
 // observeCache scrapes the cache-reporting pods eng (this reconcile's
-// engine) names and writes the
-// summed figures to the runtime's and the Dataset's status.cacheStates. Pods
-// that are not running or do not answer are skipped (and logged); with none
-// answering the last figures stay.
-func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt client.Object) error {
+// engine) names and returns the summed figures as cacheStates (sized by
+// workersReady), also written to the Dataset's status. Pods that are not
+// running or do not answer are skipped (and logged); with none answering
+// it returns nil and the last figures stay.
+func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, workersReady int32) (datav1alpha1.CacheStateList, error) {
 	src, ok := eng.CacheMetrics(rt)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(src.Selector)); err != nil {
-		return err
+		return nil, err
 	}
 	var sum, top engines.CacheCounters
 	n := 0
@@ -49,7 +50,7 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		sum, top, n = sum.Add(c), top.Max(c), n+1
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	if src.ClusterWide {
 		sum = top
@@ -57,11 +58,13 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		// Each client caches on its own node: report the mean per node.
 		sum.CachedBytes /= float64(n)
 	}
-	states := engines.CacheStates(sum, cacheCapacity(rt), quantityBytes(ds.Status.UfsTotal))
-	statusOf(rt).CacheStates = states
+	states := engines.CacheStates(sum, cacheCapacity(rt, workersReady), quantityBytes(ds.Status.UfsTotal))
+	if equality.Semantic.DeepEqual(ds.Status.CacheStates, states) {
+		return states, nil
+	}
 	patch := client.MergeFrom(ds.DeepCopy())
 	ds.Status.CacheStates = states
-	return r.Client.Status().Patch(ctx, ds, patch)
+	return states, r.Client.Status().Patch(ctx, ds, patch)
 }
 
 // scrape reads one pod's metrics page, trying the source's paths in turn
@@ -128,17 +131,12 @@ func metricsPort(p *corev1.Pod, name string) int32 {
 
 // cacheCapacity is the runtime's cache size: the first tier's quota on each
 // ready worker.
-func cacheCapacity(rt client.Object) int64 {
-	levels := levelsOf(rt)
+func cacheCapacity(rt datav1alpha1.RuntimeObject, workersReady int32) int64 {
+	levels := rt.GetTieredStore().Levels
 	if len(levels) == 0 {
 		return 0
 	}
-	return levelQuota(levels[0]) * int64(statusOf(rt).WorkerNumberReady)
-}
-
-// levelsOf returns the runtime's tieredstore levels.
-func levelsOf(rt client.Object) []datav1alpha1.Level {
-	return rt.(datav1alpha1.RuntimeObject).GetTieredStore().Levels
+	return levelQuota(levels[0]) * int64(workersReady)
 }
 
 // levelQuota is a tier's size on one worker; quotaList overrides quota.

@@ -26,15 +26,15 @@ func TestCacheCapacity(t *testing.T) {
 	q := resource.MustParse("10Gi")
 	rt := &datav1alpha1.JuiceFSRuntime{}
 	rt.Status.WorkerNumberReady = 3
-	if got := cacheCapacity(rt); got != 0 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 0 {
 		t.Errorf("no tieredstore: capacity %d, want 0", got)
 	}
 	rt.Spec.TieredStore.Levels = []datav1alpha1.Level{{MediumType: datav1alpha1.SSD, Path: "/a,/b", Quota: &q}}
-	if got := cacheCapacity(rt); got != 30<<30 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 30<<30 {
 		t.Errorf("quota 10Gi on 3 workers: capacity %d, want %d", got, int64(30<<30))
 	}
 	rt.Spec.TieredStore.Levels[0].QuotaList = "1Gi, 2Gi"
-	if got := cacheCapacity(rt); got != 9<<30 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 9<<30 {
 		t.Errorf("quotaList overrides quota: capacity %d, want %d", got, int64(9<<30))
 	}
 }
@@ -157,10 +157,11 @@ func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, pod).WithStatusSubresource(ds).Build()
 			r := &Reconciler{Client: api, Engine: tc.engine, HTTPClient: hc}
 			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
-			if err := r.observeCache(context.Background(), tc.engine, ds, rt); err != nil {
+			states, err := r.observeCache(context.Background(), tc.engine, ds, rt, 0)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if got := rt.Status.CacheStates[datav1alpha1.Cached]; got != tc.cached {
+			if got := states[datav1alpha1.Cached]; got != tc.cached {
 				t.Errorf("cached = %q, want %q", got, tc.cached)
 			}
 			if !slices.Equal(asked, tc.asked) {

@@ -7,4 +7,15 @@
 // of the engine's cache-reporting pods (Engine.CacheMetrics); on
 // deletion it uninstalls the release, removes the PV and PVC and returns the
 // Dataset to NotBound.
+//
+// A reconcile has one shape (cacheruntime_controller.go): get the runtime,
+// ensure the finalizer (or clean up), run the phases in order (phases.go:
+// Dataset, engine, release, workloads, volumes, binding, node labels, cache
+// states), each recording what it observed in the reconcile's scope, then
+// compute the status from those observations with a pure function
+// (status.go: root conditions, Ready summarising them, counts and Fluid's
+// phase fields) and write it once (writes.go). Nothing is remembered
+// between reconciles but the Helm release memo: each reconcile reads the
+// world again, and a write the informer cache does not show yet is found by
+// the API server's optimistic lock, not by memory.
 package cacheruntime
