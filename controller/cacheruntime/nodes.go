@@ -104,7 +104,12 @@ var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
 // cache was behind, often behind this controller's own last change of the
 // node) it is recomputed from a fresh read, without precondition: the lock
 // keeps this controller's own label changes of the node in order. A node
-// whose labels already say the same is not touched.
+// whose labels already say the same is not touched. (Remembering this
+// controller's last change of each node for 10 s, as it once did, spared
+// about 100 such refused patches and as many fresh reads per 500 Datasets
+// bound in tests/scale, about 1% of the run's API requests, with no
+// measurable change in the time to bind them; the cache is not worth its
+// reasoning.)
 func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[string]string, add bool) error {
 	key := types.NamespacedName{Name: name}
 	unlock := r.nodes.lock(name)
