@@ -51,7 +51,7 @@ type Reconciler struct {
 	// now is the clock; nil is time.Now.
 	now func() time.Time
 
-	nodes nodeLocks
+	nodes nodeStates
 	chart helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo

@@ -14,8 +14,10 @@
 // states), each recording what it observed in the reconcile's scope, then
 // compute the status from those observations with a pure function
 // (status.go: root conditions, Ready summarising them, counts and Fluid's
-// phase fields) and write it once (writes.go). Nothing is remembered
-// between reconciles but the Helm release memo: each reconcile reads the
-// world again, and a write the informer cache does not show yet is found by
-// the API server's optimistic lock, not by memory.
+// phase fields) and write it once (writes.go). A reconcile reads the world
+// again rather than remembering its own writes: a status write the
+// informer cache does not show yet is found by the API server's optimistic
+// lock. Two memories stay, each measured to pay for itself: the Helm
+// release memo (controller/helm) and the labels this controller last wrote
+// on each node (nodestate.go).
 package cacheruntime

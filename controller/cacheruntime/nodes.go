@@ -98,34 +98,37 @@ var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
 // patchNode adds or removes labels on a node and recomputes dataset-num.
 // Runtimes reconcile concurrently and kwok or the kubelet keep updating
 // node status, so the change is a merge patch of the labels alone, built
-// under a per-node lock from the node as cached, with that node's
-// resourceVersion as a precondition: the API server applies it only if the
-// node has not changed since, which is the rule. Otherwise (a conflict: the
-// cache was behind, often behind this controller's own last change of the
-// node) it is recomputed from a fresh read, without precondition: the lock
-// keeps this controller's own label changes of the node in order. A node
-// whose labels already say the same is not touched. (Remembering this
-// controller's last change of each node for 10 s, as it once did, spared
-// about 100 such refused patches and as many fresh reads per 500 Datasets
-// bound in tests/scale, about 1% of the run's API requests, with no
-// measurable change in the time to bind them; the cache is not worth its
-// reasoning.)
+// under a per-node lock from the node as last known (the cache, or this
+// controller's own last change of it when the cache does not show that
+// yet: nodestate.go), with that node's resourceVersion as a precondition:
+// the API server applies it only if the node has not changed since, which
+// is the rule. Otherwise (a conflict) it is recomputed from a fresh read,
+// without precondition: the lock keeps this controller's own label changes
+// of the node in order. A node whose labels already say the same is not
+// touched.
 func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[string]string, add bool) error {
 	key := types.NamespacedName{Name: name}
-	unlock := r.nodes.lock(name)
-	defer unlock()
+	st := r.nodes.lock(name)
+	defer st.Unlock()
 	n := &corev1.Node{}
 	if err := r.Client.Get(ctx, key, n); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	_, err := r.patchLabels(ctx, n, labels, add, n.ResourceVersion)
+	st.recall(n)
+	patched, err := r.patchLabels(ctx, n, labels, add, n.ResourceVersion)
 	if apierrors.IsConflict(err) {
 		if err := r.reader().Get(ctx, key, n); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		_, err = r.patchLabels(ctx, n, labels, add, "")
+		patched, err = r.patchLabels(ctx, n, labels, add, "")
 	}
-	return client.IgnoreNotFound(err)
+	if err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if patched {
+		st.remember(n)
+	}
+	return nil
 }
 
 // patchLabels merge-patches the difference between n's labels and n's
