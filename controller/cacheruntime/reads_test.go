@@ -133,11 +133,11 @@ func TestThinFuseCleanPolicyOnPV(t *testing.T) {
 	}
 }
 
-// TestSetReadyReadsTheRuntimeOnce: a reconcile reads its runtime once;
-// setReady compares with what the API server holds (the status this
-// controller wrote last, else the status that read returned) rather than
-// reading the runtime again.
-func TestSetReadyReadsTheRuntimeOnce(t *testing.T) {
+// TestStatusWriteReadsTheRuntimeOnce: a reconcile reads its runtime once;
+// writeStatus compares with the status that read returned rather than
+// reading the runtime again (it reads it live only when the API server
+// refuses the patch because the cache was behind).
+func TestStatusWriteReadsTheRuntimeOnce(t *testing.T) {
 	r, c, req := thinFixture(t, "", "")
 	for i := range 3 {
 		if _, err := r.Reconcile(context.Background(), req); err != nil {
