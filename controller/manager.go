@@ -17,6 +17,11 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/dataops"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/jindo"
+	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/policies"
 )
 
@@ -86,7 +91,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, fmt.Errorf("setting up the data-operation reconcilers: %w", err)
 	}
 	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg)}
-	if err := setupRuntimes(mgr, o, helmClients); err != nil {
+	// The engines: one runtime reconciler each.
+	registry := []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{}}
+	if err := setupRuntimes(mgr, o, helmClients, registry); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

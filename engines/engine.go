@@ -11,17 +11,100 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
-// Engine turns a runtime into a Helm release.
+// Engine is everything the controller knows about one cache engine: the
+// runtime kind it serves, the Helm release it installs for a runtime, the
+// workloads that release runs, the FUSE volume it mounts and where its
+// cache figures are read. Every method but Values is a pure function of the
+// runtime (and, for a resolved engine, of what Resolve read).
 type Engine interface {
 	// Type is the runtime type recorded in a Dataset's status.runtimes.
 	Type() string
+	// NewObject returns an empty object of the runtime kind the engine
+	// serves (the kind its reconciler watches).
+	NewObject() datav1alpha1.RuntimeObject
 	// Chart is the engine's Helm chart (its files, rooted at Chart.yaml).
 	Chart() fs.FS
 	// Values are the chart values for the runtime serving the Dataset.
 	// Secret values never appear in them, only Secret references.
 	Values(ds *datav1alpha1.Dataset, rt client.Object) (map[string]any, error)
-	// Operations are the data-operation kinds the engine runs.
-	Operations() []datav1alpha1.OperationKind
+	// Components are the workloads the release runs for rt, which the
+	// reconciler waits for and reports.
+	Components(rt client.Object) Components
+	// Volume is the FUSE mount of rt's Dataset, recorded on its PV.
+	Volume(rt client.Object) FuseVolume
+	// CacheMetrics says where rt's cache figures are read; false when the
+	// engine reports none.
+	CacheMetrics(rt client.Object) (MetricsSource, bool)
+}
+
+// Resolver is implemented by engines whose release depends on other objects
+// (the ThinRuntimeProfile a ThinRuntime names). The reconciler calls Resolve
+// once per reconcile and, for the rest of that reconcile, uses the Engine it
+// returns in place of this one: the objects are read once, and every
+// decision of one reconcile sees the same version of them.
+type Resolver interface {
+	Resolve(ctx context.Context, r client.Reader, rt client.Object) (Engine, error)
+}
+
+// Components are the workloads an engine's chart runs for a runtime:
+// StatefulSets named "<name>-master" and "<name>-worker" (the FUSE
+// DaemonSet is always "<name>-fuse").
+type Components struct {
+	Master bool
+	Worker bool
+}
+
+// FuseVolume is how the Dataset's PV reaches the FUSE mount on a node.
+type FuseVolume struct {
+	// Path is the host directory of the Dataset's FUSE mount (the PV's
+	// fluid_path).
+	Path string
+	// MountType is the FUSE file-system type the CSI plugin checks for in
+	// the node's mount table (the PV's mount_type), e.g. fuse.juicefs.
+	MountType string
+	// CleanPolicy says when the CSI plugin may stop a node's FUSE pod:
+	// spec.fuse.cleanPolicy, else Fluid's default OnRuntimeDeleted
+	// (CleanPolicyOf).
+	CleanPolicy datav1alpha1.FuseCleanPolicy
+}
+
+// MetricsSource is where a runtime's cache figures are read: the pods
+// Selector selects each serve a metrics page over HTTP at their container
+// port PortName, at one of Paths.
+type MetricsSource struct {
+	// Selector are the labels of the pods that report cache figures.
+	Selector map[string]string
+	// PortName is the name of the container port serving the page.
+	PortName string
+	// Paths are where the page may be, tried in turn (at a pod that
+	// answers) until one parses: engines move it between versions.
+	Paths []string
+	// ClusterWide: each pod reports the whole cluster's figures (a master)
+	// rather than its own node's, so the reconciler takes the largest
+	// figures any pod reports (a standby master reports none) instead of
+	// the mean.
+	ClusterWide bool
+	// Parse reads one pod's metrics page.
+	Parse func(io.Reader) (CacheCounters, error)
+}
+
+// CleanPolicyOf is rt's spec.fuse.cleanPolicy, or Fluid's default
+// OnRuntimeDeleted when unset (or rt is not a runtime kind).
+func CleanPolicyOf(rt client.Object) datav1alpha1.FuseCleanPolicy {
+	var p datav1alpha1.FuseCleanPolicy
+	if r, ok := rt.(datav1alpha1.RuntimeObject); ok {
+		p = r.GetFuseCleanPolicy()
+	}
+	return OrDefaultCleanPolicy(p)
+}
+
+// OrDefaultCleanPolicy is p, or Fluid's default OnRuntimeDeleted when p is
+// empty.
+func OrDefaultCleanPolicy(p datav1alpha1.FuseCleanPolicy) datav1alpha1.FuseCleanPolicy {
+	if p == "" {
+		return datav1alpha1.OnRuntimeDeletedCleanPolicy
+	}
+	return p
 }
 
 // Error is an engine failure with the condition reason the reconciler sets.
@@ -43,75 +126,4 @@ const (
 // Invalid returns an Error with ReasonInvalidSpec.
 func Invalid(format string, args ...any) error {
 	return &Error{Reason: ReasonInvalidSpec, Err: fmt.Errorf(format, args...)}
-}
-
-// CacheReporter is implemented by engines whose pods export cache metrics.
-type CacheReporter interface {
-	// CachePods are the labels of the runtime's pods that report cache
-	// figures; each serves them over HTTP on MetricsPath at its container
-	// port named "metrics" (or as MetricsPortNamer says).
-	CachePods(rt client.Object) map[string]string
-	// MetricsPath is the HTTP path of the metrics page, e.g. "/metrics".
-	MetricsPath() string
-	// ParseCache reads one pod's metrics page.
-	ParseCache(r io.Reader) (CacheCounters, error)
-}
-
-// Components are the workloads an engine's chart runs for a runtime, which
-// the reconciler waits for and reports: StatefulSets named "<name>-master"
-// and "<name>-worker" (the FUSE DaemonSet is always "<name>-fuse").
-type Components struct {
-	Master bool
-	Worker bool
-}
-
-// Topology is implemented by engines whose release does not run exactly a
-// worker StatefulSet; engines without it run workers only.
-type Topology interface {
-	Components(rt client.Object) Components
-}
-
-// Resolver is implemented by engines whose release depends on other objects
-// (the ThinRuntimeProfile a ThinRuntime names). The reconciler calls Resolve
-// once per reconcile and, for the rest of that reconcile, uses the Engine it
-// returns in place of this one for the runtime's Values, Topology and
-// FuseVolume: the objects are read once, and every decision of one
-// reconcile sees the same version of them.
-type Resolver interface {
-	Resolve(ctx context.Context, r client.Reader, rt client.Object) (Engine, error)
-}
-
-// FuseVolume is implemented by engines (resolved ones: Thin's) that decide
-// the FUSE attributes recorded on the Dataset's PV from more than the
-// runtime's kind; the reconciler otherwise records its MountType and the
-// runtime's own spec.fuse.cleanPolicy.
-type FuseVolume interface {
-	// MountType is the FUSE file-system type the CSI plugin checks for.
-	MountType(rt client.Object) string
-	// FuseCleanPolicy is the runtime's FUSE cleanPolicy, "" for the default.
-	FuseCleanPolicy(rt client.Object) datav1alpha1.FuseCleanPolicy
-}
-
-// ClusterReporter is implemented by cache reporters whose pods each report
-// the whole cluster's figures (a master) rather than their own node's: the
-// reconciler takes the largest figures any pod reports (a standby master
-// reports none) instead of the mean.
-type ClusterReporter interface {
-	ClusterWide() bool
-}
-
-// MetricsPortNamer is implemented by cache reporters whose pods serve their
-// metrics on a port with another purpose and name (JindoCache's master, on
-// its RPC port): the reconciler scrapes the container port of this name
-// instead of "metrics".
-type MetricsPortNamer interface {
-	MetricsPortName() string
-}
-
-// MetricsPathLister is implemented by cache reporters whose metrics page
-// moved between engine versions: the reconciler tries each path in turn, at
-// a pod that answers, until a page parses (an empty list means
-// MetricsPath alone).
-type MetricsPathLister interface {
-	MetricsPaths() []string
 }

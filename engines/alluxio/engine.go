@@ -14,10 +14,7 @@ import (
 // Engine is the Alluxio engine.
 type Engine struct{}
 
-var (
-	_ engines.Engine   = Engine{}
-	_ engines.Topology = Engine{}
-)
+var _ engines.Engine = Engine{}
 
 // Type implements engines.Engine.
 func (Engine) Type() string { return "alluxio" }
@@ -25,13 +22,11 @@ func (Engine) Type() string { return "alluxio" }
 // Chart implements engines.Engine.
 func (Engine) Chart() fs.FS { return charts.Alluxio }
 
-// Operations implements engines.Engine: the data operations Fluid runs on
-// Alluxio.
-func (Engine) Operations() []datav1alpha1.OperationKind {
-	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataBackupKind, datav1alpha1.DataProcessKind}
-}
+// NewObject implements engines.Engine: the Alluxio engine serves
+// AlluxioRuntimes.
+func (Engine) NewObject() datav1alpha1.RuntimeObject { return &datav1alpha1.AlluxioRuntime{} }
 
-// Components implements engines.Topology: Alluxio runs masters and workers.
+// Components implements engines.Engine: Alluxio runs masters and workers.
 func (Engine) Components(client.Object) engines.Components {
 	return engines.Components{Master: true, Worker: true}
 }
@@ -39,6 +34,11 @@ func (Engine) Components(client.Object) engines.Components {
 // MountType is the file-system type of the Alluxio FUSE mount, recorded as
 // the mount_type of the dataset's PV (Fluid's value).
 const MountType = "fuse.alluxio-fuse"
+
+// Volume implements engines.Engine.
+func (Engine) Volume(rt client.Object) engines.FuseVolume {
+	return engines.FuseVolume{Path: FusePath(rt.GetNamespace(), rt.GetName()), MountType: MountType, CleanPolicy: engines.CleanPolicyOf(rt)}
+}
 
 // MountRoot is where FUSE mounts datasets on nodes.
 const MountRoot = "/runtime-mnt/alluxio"

@@ -2,6 +2,7 @@ package alluxio_test
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,8 +102,12 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 		t.Errorf("clients look for the master at %s:%s", site["alluxio.master.hostname"], site["alluxio.master.rpc.port"])
 	}
 
-	// The cache-state scrape: CachePods selects master pods; their container port "metrics" serves MetricsPath.
-	for k, v := range (alluxio.Engine{}).CachePods(rt) {
+	// The cache-state scrape: the selector selects master pods; their container port "metrics" serves the path.
+	src, reported := (alluxio.Engine{}).CacheMetrics(rt)
+	if !reported || src.PortName != "metrics" || !src.ClusterWide || src.Parse == nil {
+		t.Errorf("cache metrics %+v (reported: %v), want the masters' port \"metrics\", cluster-wide", src, reported)
+	}
+	for k, v := range src.Selector {
 		if o.master.Spec.Template.Labels[k] != v {
 			t.Errorf("master pod labels %v lack %s=%s, which the cache-state scrape selects", o.master.Spec.Template.Labels, k, v)
 		}
@@ -112,7 +117,7 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 		t.Errorf("master ports %v: want metrics=%d and rpc=%d", m.Ports, alluxio.MetricsPort, alluxio.MasterRPCPort)
 	}
 	if !strings.Contains(o.config.Data["metrics.properties"], "sink.prometheus.class=alluxio.metrics.sink.PrometheusMetricsServlet") ||
-		enginetest.MountAt(m, "/opt/alluxio/conf/metrics.properties") == nil || (alluxio.Engine{}).MetricsPath() != "/metrics/prometheus/" {
+		enginetest.MountAt(m, "/opt/alluxio/conf/metrics.properties") == nil || !slices.Equal(src.Paths, []string{"/metrics/prometheus/"}) {
 		t.Errorf("the master does not serve /metrics/prometheus/: metrics.properties %q", o.config.Data["metrics.properties"])
 	}
 

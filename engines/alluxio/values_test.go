@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/enginetest"
 )
@@ -133,9 +135,16 @@ func TestEngineDescribesAlluxio(t *testing.T) {
 	if e.Type() != "alluxio" || alluxio.MountType != "fuse.alluxio-fuse" {
 		t.Errorf("type %q, mount type %q", e.Type(), alluxio.MountType)
 	}
-	want := []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataBackupKind, datav1alpha1.DataProcessKind}
-	if got := e.Operations(); len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Errorf("operations %v, want %v", got, want)
+	if _, ok := e.NewObject().(*datav1alpha1.AlluxioRuntime); !ok {
+		t.Errorf("the engine serves %T, want AlluxioRuntimes", e.NewObject())
+	}
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d"}}
+	if v := e.Volume(rt); v != (engines.FuseVolume{Path: "/runtime-mnt/alluxio/ns/d/alluxio-fuse", MountType: "fuse.alluxio-fuse", CleanPolicy: datav1alpha1.OnRuntimeDeletedCleanPolicy}) {
+		t.Errorf("Volume = %+v", v)
+	}
+	rt.Spec.Fuse.CleanPolicy = datav1alpha1.OnDemandCleanPolicy
+	if v := e.Volume(rt); v.CleanPolicy != datav1alpha1.OnDemandCleanPolicy {
+		t.Errorf("Volume's cleanPolicy = %q, want the runtime's", v.CleanPolicy)
 	}
 	if c := e.Components(&datav1alpha1.AlluxioRuntime{}); !c.Master || !c.Worker {
 		t.Errorf("components %+v, want master and worker", c)

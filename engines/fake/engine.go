@@ -19,12 +19,16 @@ type Engine struct {
 	Name string
 	// Master adds a master StatefulSet of one replica.
 	Master bool
+	// Object returns the runtime kind it serves; AlluxioRuntime when nil.
+	Object func() datav1alpha1.RuntimeObject
+	// Metrics is where cache figures are read; none when nil.
+	Metrics *engines.MetricsSource
 }
 
-var (
-	_ engines.Engine   = Engine{}
-	_ engines.Topology = Engine{}
-)
+var _ engines.Engine = Engine{}
+
+// MountType is the fake FUSE file-system type recorded on PVs.
+const MountType = "fuse.fake"
 
 // Type implements engines.Engine.
 func (e Engine) Type() string {
@@ -37,14 +41,30 @@ func (e Engine) Type() string {
 // Chart implements engines.Engine.
 func (Engine) Chart() fs.FS { return charts.Fake }
 
-// Operations implements engines.Engine.
-func (Engine) Operations() []datav1alpha1.OperationKind {
-	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind}
+// NewObject implements engines.Engine.
+func (e Engine) NewObject() datav1alpha1.RuntimeObject {
+	if e.Object == nil {
+		return &datav1alpha1.AlluxioRuntime{}
+	}
+	return e.Object()
 }
 
-// Components implements engines.Topology.
+// Components implements engines.Engine: workers, and a master if Master.
 func (e Engine) Components(client.Object) engines.Components {
 	return engines.Components{Master: e.Master, Worker: true}
+}
+
+// Volume implements engines.Engine.
+func (Engine) Volume(rt client.Object) engines.FuseVolume {
+	return engines.FuseVolume{Path: FusePath(rt.GetNamespace(), rt.GetName()), MountType: MountType, CleanPolicy: engines.CleanPolicyOf(rt)}
+}
+
+// CacheMetrics implements engines.Engine: Metrics, if set.
+func (e Engine) CacheMetrics(client.Object) (engines.MetricsSource, bool) {
+	if e.Metrics == nil {
+		return engines.MetricsSource{}, false
+	}
+	return *e.Metrics, true
 }
 
 // FusePath is where the fake FUSE would mount the Dataset on a node.

@@ -16,10 +16,7 @@ import (
 // Engine is the JindoCache engine for JindoRuntimes.
 type Engine struct{}
 
-var (
-	_ engines.Engine   = Engine{}
-	_ engines.Topology = Engine{}
-)
+var _ engines.Engine = Engine{}
 
 // Type implements engines.Engine: "jindo", the runtime type Fluid records in
 // a Dataset's status.runtimes for a JindoRuntime, whichever implementation.
@@ -28,12 +25,11 @@ func (Engine) Type() string { return "jindo" }
 // Chart implements engines.Engine.
 func (Engine) Chart() fs.FS { return charts.Jindo }
 
-// Operations implements engines.Engine.
-func (Engine) Operations() []datav1alpha1.OperationKind {
-	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataProcessKind}
-}
+// NewObject implements engines.Engine: the Jindo engine serves
+// JindoRuntimes.
+func (Engine) NewObject() datav1alpha1.RuntimeObject { return &datav1alpha1.JindoRuntime{} }
 
-// Components implements engines.Topology: masters unless
+// Components implements engines.Engine: masters unless
 // spec.master.disabled, workers unless spec.worker.disabled.
 func (Engine) Components(obj client.Object) engines.Components {
 	rt, ok := obj.(*datav1alpha1.JindoRuntime)
@@ -46,6 +42,11 @@ func (Engine) Components(obj client.Object) engines.Components {
 // MountType is the file-system type of the JindoCache FUSE mount, recorded
 // as the PV's mount_type (Fluid's value for JindoRuntime).
 const MountType = "fuse.jindofs-fuse"
+
+// Volume implements engines.Engine.
+func (Engine) Volume(rt client.Object) engines.FuseVolume {
+	return engines.FuseVolume{Path: FusePath(rt.GetNamespace(), rt.GetName()), MountType: MountType, CleanPolicy: engines.CleanPolicyOf(rt)}
+}
 
 // MountRoot is where FUSE mounts datasets on nodes.
 const MountRoot = "/runtime-mnt/jindo"

@@ -1,10 +1,12 @@
 package jindo
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -14,7 +16,7 @@ func TestParseMetricsReadsTheMastersPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := Engine{}.ParseCache(f)
+	got, err := parse(t, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,4 +84,15 @@ func TestParseMetricsRejectsOtherPages(t *testing.T) {
 			t.Errorf("%s: error %v, want one about the master's metrics", name, err)
 		}
 	}
+}
+
+// parse reads a page as the controller does, through the engine's
+// MetricsSource.
+func parse(t *testing.T, r io.Reader) (engines.CacheCounters, error) {
+	t.Helper()
+	src, ok := Engine{}.CacheMetrics(&datav1alpha1.JindoRuntime{})
+	if !ok {
+		t.Fatal("the Jindo engine reports cache metrics")
+	}
+	return src.Parse(r)
 }

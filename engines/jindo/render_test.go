@@ -342,15 +342,18 @@ func TestEngineIdentity(t *testing.T) {
 	if e.Type() != "jindo" || jindo.MountType != "fuse.jindofs-fuse" {
 		t.Errorf("Type %q, MountType %q: Fluid records jindo and fuse.jindofs-fuse", e.Type(), jindo.MountType)
 	}
-	if ops := e.Operations(); !slices.Equal(ops, []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataProcessKind}) {
-		t.Errorf("Operations = %v", ops)
-	}
 	_, rt := sample()
+	if _, ok := e.NewObject().(*datav1alpha1.JindoRuntime); !ok {
+		t.Errorf("the engine serves %T, want JindoRuntimes", e.NewObject())
+	}
+	if v := e.Volume(rt); v.MountType != jindo.MountType || v.Path != jindo.FusePath(rt.Namespace, rt.Name) || v.CleanPolicy != engines.CleanPolicyOf(rt) {
+		t.Errorf("Volume = %+v", v)
+	}
 	if c := e.Components(rt); !c.Master || !c.Worker {
 		t.Errorf("Components = %+v, want master and worker", c)
 	}
-	if cw, ok := any(e).(engines.ClusterReporter); !ok || !cw.ClusterWide() {
-		t.Errorf("the masters report the whole cluster: the engine must be a ClusterReporter")
+	if src, ok := e.CacheMetrics(rt); !ok || !src.ClusterWide {
+		t.Errorf("the masters report the whole cluster: the engine's MetricsSource must be ClusterWide")
 	}
 }
 
@@ -361,10 +364,13 @@ func TestCachePodsServeMetrics(t *testing.T) {
 	ds, rt := sample()
 	rt.Spec.Master.Ports = map[string]int{"rpc": 18101}
 	r := renderRelease(t, ds, rt)
-	e := jindo.Engine{}
-	sel := labels.SelectorFromSet(e.CachePods(rt))
+	src, ok := jindo.Engine{}.CacheMetrics(rt)
+	if !ok || src.Parse == nil {
+		t.Fatalf("the masters report cache metrics: %+v, %v", src, ok)
+	}
+	sel := labels.SelectorFromSet(src.Selector)
 	if !sel.Matches(labels.Set(r.master.Spec.Template.Labels)) {
-		t.Errorf("CachePods %v do not select the master pods %v", e.CachePods(rt), r.master.Spec.Template.Labels)
+		t.Errorf("CachePods %v do not select the master pods %v", src.Selector, r.master.Spec.Template.Labels)
 	}
 	for name, l := range map[string]map[string]string{"worker": r.worker.Spec.Template.Labels, "fuse": r.fuse.Spec.Template.Labels} {
 		if sel.Matches(labels.Set(l)) {
@@ -373,15 +379,15 @@ func TestCachePodsServeMetrics(t *testing.T) {
 	}
 	var port int32
 	for _, p := range r.master.Spec.Template.Spec.Containers[0].Ports {
-		if p.Name == e.MetricsPortName() {
+		if p.Name == src.PortName {
 			port = p.ContainerPort
 		}
 	}
 	if port != 18101 {
-		t.Errorf("master container port %q = %d, want the RPC port 18101", e.MetricsPortName(), port)
+		t.Errorf("master container port %q = %d, want the RPC port 18101", src.PortName, port)
 	}
-	if paths := e.MetricsPaths(); len(paths) == 0 || paths[0] != e.MetricsPath() {
-		t.Errorf("MetricsPaths %q must start with MetricsPath %q", paths, e.MetricsPath())
+	if want := []string{"/jindo_metrics/prometheus", "/metrics/prometheus", "/jindometrics/prometheus"}; !slices.Equal(src.Paths, want) {
+		t.Errorf("metrics paths %q, want %q (newest documented first)", src.Paths, want)
 	}
 }
 

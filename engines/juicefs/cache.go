@@ -1,8 +1,6 @@
 package juicefs
 
 import (
-	"io"
-
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/sluice-data/sluice/engines"
@@ -12,16 +10,12 @@ import (
 // container port named "metrics".
 const MetricsPort = 9567
 
-var _ engines.CacheReporter = Engine{}
-
-// CachePods implements engines.CacheReporter: in JuiceFS community edition
-// every FUSE client keeps its own block cache, so the FUSE pods report it.
-func (Engine) CachePods(rt client.Object) map[string]string {
-	return map[string]string{"app.kubernetes.io/instance": rt.GetName(), "app.kubernetes.io/name": "juicefs", "role": "juicefs-fuse"}
+// CacheMetrics implements engines.Engine: in JuiceFS community edition
+// every FUSE client keeps its own block cache, so the FUSE pods report it
+// (the mean per client), at /metrics on the port named "metrics".
+func (Engine) CacheMetrics(rt client.Object) (engines.MetricsSource, bool) {
+	return engines.MetricsSource{
+		Selector: map[string]string{"app.kubernetes.io/instance": rt.GetName(), "app.kubernetes.io/name": "juicefs", "role": "juicefs-fuse"},
+		PortName: "metrics", Paths: []string{"/metrics"}, Parse: ParseMetrics,
+	}, true
 }
-
-// MetricsPath implements engines.CacheReporter.
-func (Engine) MetricsPath() string { return "/metrics" }
-
-// ParseCache implements engines.CacheReporter.
-func (Engine) ParseCache(r io.Reader) (engines.CacheCounters, error) { return ParseMetrics(r) }

@@ -24,9 +24,20 @@ func (Engine) Type() string { return "juicefs" }
 // Chart implements engines.Engine.
 func (Engine) Chart() fs.FS { return charts.JuiceFS }
 
-// Operations implements engines.Engine.
-func (Engine) Operations() []datav1alpha1.OperationKind {
-	return []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataMigrateKind, datav1alpha1.DataProcessKind}
+// NewObject implements engines.Engine: the JuiceFS engine serves
+// JuiceFSRuntimes.
+func (Engine) NewObject() datav1alpha1.RuntimeObject { return &datav1alpha1.JuiceFSRuntime{} }
+
+// Components implements engines.Engine: JuiceFS runs workers (and FUSE).
+func (Engine) Components(client.Object) engines.Components { return engines.Components{Worker: true} }
+
+// MountType is the file-system type of the JuiceFS FUSE mount, recorded as
+// the mount_type of the dataset's PV (Fluid's value).
+const MountType = "fuse.juicefs"
+
+// Volume implements engines.Engine.
+func (Engine) Volume(rt client.Object) engines.FuseVolume {
+	return engines.FuseVolume{Path: FusePath(rt.GetNamespace(), rt.GetName()), MountType: MountType, CleanPolicy: engines.CleanPolicyOf(rt)}
 }
 
 // MountRoot is where FUSE mounts datasets on nodes.

@@ -2,6 +2,7 @@ package juicefs_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,8 +73,12 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	if dsf.Name != "imagenet"+datav1alpha1.FuseDaemonSetSuffix {
 		t.Errorf("FUSE DaemonSet is %q; the webhook looks for <runtime>%s", dsf.Name, datav1alpha1.FuseDaemonSetSuffix)
 	}
-	// The controller finds the FUSE pods' metrics by CachePods and the port name.
-	for k, v := range (juicefs.Engine{}).CachePods(rt) {
+	// The controller finds the FUSE pods' metrics by the selector and the port name.
+	src, ok := (juicefs.Engine{}).CacheMetrics(rt)
+	if !ok || src.PortName != "metrics" || !slices.Equal(src.Paths, []string{"/metrics"}) || src.ClusterWide || src.Parse == nil {
+		t.Errorf("cache metrics %+v (reported: %v), want each FUSE client's port \"metrics\" at /metrics", src, ok)
+	}
+	for k, v := range src.Selector {
 		if dsf.Spec.Template.Labels[k] != v {
 			t.Errorf("FUSE pod labels %v lack %s=%s, which the cache-state scrape selects", dsf.Spec.Template.Labels, k, v)
 		}

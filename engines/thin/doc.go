@@ -12,6 +12,6 @@
 // engines.Resolver: the reconciler reads the profile once per reconcile
 // (Resolve) and asks the ProfileEngine it returns for the values, topology,
 // mount type and FUSE cleanPolicy; the plain Values method only explains
-// that. It reports no cache states (no engines.CacheReporter) by design: the
+// that. It reports no cache states (CacheMetrics says none) by design: the
 // FUSE program is the user's, with no known metrics.
 package thin

@@ -11,28 +11,26 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// Engine is the Thin engine.
+// Engine is the Thin engine. Its release depends on the
+// ThinRuntimeProfile the runtime names, so the reconciler resolves it
+// (engines.Resolver) and asks the ProfileEngine it returns; asked directly,
+// it answers as for a runtime without a profile.
 type Engine struct{}
 
 var (
-	_ engines.Engine     = Engine{}
-	_ engines.Resolver   = Engine{}
-	_ engines.Engine     = ProfileEngine{}
-	_ engines.Topology   = ProfileEngine{}
-	_ engines.FuseVolume = ProfileEngine{}
+	_ engines.Engine   = Engine{}
+	_ engines.Resolver = Engine{}
+	_ engines.Engine   = ProfileEngine{}
 )
 
 // Type implements engines.Engine.
 func (Engine) Type() string { return "thin" }
 
+// NewObject implements engines.Engine: the Thin engine serves ThinRuntimes.
+func (Engine) NewObject() datav1alpha1.RuntimeObject { return &datav1alpha1.ThinRuntime{} }
+
 // Chart implements engines.Engine.
 func (Engine) Chart() fs.FS { return charts.Thin }
-
-// Operations implements engines.Engine: a user-supplied FUSE program offers
-// no load or migrate command, so only DataProcess runs on Thin datasets.
-func (Engine) Operations() []datav1alpha1.OperationKind {
-	return []datav1alpha1.OperationKind{datav1alpha1.DataProcessKind}
-}
 
 // Values implements engines.Engine. Thin values cannot be computed from the
 // runtime alone, so it always fails; the reconciler calls Resolve and takes
@@ -40,6 +38,18 @@ func (Engine) Operations() []datav1alpha1.OperationKind {
 func (Engine) Values(_ *datav1alpha1.Dataset, rt client.Object) (map[string]any, error) {
 	return nil, engines.Invalid("ThinRuntime %s/%s: the Thin engine needs the ThinRuntimeProfile named by spec.profileName, "+
 		"so its values come from Resolve (engines.Resolver), not Values", rt.GetNamespace(), rt.GetName())
+}
+
+// Components implements engines.Engine as for a runtime without a profile.
+func (Engine) Components(rt client.Object) engines.Components { return ProfileEngine{}.Components(rt) }
+
+// Volume implements engines.Engine as for a runtime without a profile.
+func (Engine) Volume(rt client.Object) engines.FuseVolume { return ProfileEngine{}.Volume(rt) }
+
+// CacheMetrics implements engines.Engine: none, by design (the FUSE program
+// is the user's, with no known metrics).
+func (Engine) CacheMetrics(client.Object) (engines.MetricsSource, bool) {
+	return engines.MetricsSource{}, false
 }
 
 // ProfileEngine is the Thin engine with a runtime's ThinRuntimeProfile read
@@ -53,11 +63,11 @@ type ProfileEngine struct {
 // Type implements engines.Engine.
 func (ProfileEngine) Type() string { return Engine{}.Type() }
 
+// NewObject implements engines.Engine.
+func (ProfileEngine) NewObject() datav1alpha1.RuntimeObject { return Engine{}.NewObject() }
+
 // Chart implements engines.Engine.
 func (ProfileEngine) Chart() fs.FS { return Engine{}.Chart() }
-
-// Operations implements engines.Engine.
-func (ProfileEngine) Operations() []datav1alpha1.OperationKind { return Engine{}.Operations() }
 
 // Values implements engines.Engine: the chart values of the runtime merged
 // over the profile.
@@ -69,7 +79,7 @@ func (e ProfileEngine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[
 	return ValuesFor(ds, e.Profile, rt)
 }
 
-// Components implements engines.Topology: workers run when the runtime or
+// Components implements engines.Engine: workers run when the runtime or
 // its profile enables them (a runtime of another kind runs none).
 func (e ProfileEngine) Components(obj client.Object) engines.Components {
 	rt, err := thinRuntime(obj)
@@ -79,18 +89,23 @@ func (e ProfileEngine) Components(obj client.Object) engines.Components {
 	return ComponentsOf(e.Profile, rt)
 }
 
-// MountType implements engines.FuseVolume: the profile's fileSystemType.
-func (e ProfileEngine) MountType(client.Object) string { return MountType(e.Profile) }
-
-// FuseCleanPolicy implements engines.FuseVolume: the runtime's
-// spec.fuse.cleanPolicy, else the profile's (as Merge); "" leaves the
-// default to the reconciler.
-func (e ProfileEngine) FuseCleanPolicy(obj client.Object) datav1alpha1.FuseCleanPolicy {
-	rt, err := thinRuntime(obj)
-	if err != nil {
-		return ""
+// Volume implements engines.Engine: the mount type is the profile's
+// fileSystemType; the FUSE cleanPolicy is the runtime's
+// spec.fuse.cleanPolicy, else the profile's (as Merge), else Fluid's
+// default OnRuntimeDeleted.
+func (e ProfileEngine) Volume(obj client.Object) engines.FuseVolume {
+	v := engines.FuseVolume{Path: FusePath(obj.GetNamespace(), obj.GetName()), MountType: MountType(e.Profile)}
+	var p datav1alpha1.FuseCleanPolicy
+	if rt, err := thinRuntime(obj); err == nil {
+		p = Merge(e.Profile, rt).Fuse.CleanPolicy
 	}
-	return Merge(e.Profile, rt).Fuse.CleanPolicy
+	v.CleanPolicy = engines.OrDefaultCleanPolicy(p)
+	return v
+}
+
+// CacheMetrics implements engines.Engine: none (Engine.CacheMetrics).
+func (ProfileEngine) CacheMetrics(rt client.Object) (engines.MetricsSource, bool) {
+	return Engine{}.CacheMetrics(rt)
 }
 
 // ComponentsOf is the exact topology of a runtime with its profile: workers

@@ -3,6 +3,7 @@ package thin_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,14 +81,14 @@ func TestResolveReadsOnce(t *testing.T) {
 	if _, err := e.Values(ds, rt); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.(engines.Topology).Components(rt); got != (engines.Components{Worker: true}) {
+	if got := e.Components(rt); got != (engines.Components{Worker: true}) {
 		t.Errorf("Components = %+v", got)
 	}
-	v := e.(engines.FuseVolume)
-	if got := v.MountType(rt); got != "fuse.nfs-fuse" {
+	v := e.Volume(rt)
+	if got := v.MountType; got != "fuse.nfs-fuse" {
 		t.Errorf("MountType = %q, want the fileSystemType of the profile as resolved", got)
 	}
-	if got := v.FuseCleanPolicy(rt); got != datav1alpha1.OnDemandCleanPolicy {
+	if got := v.CleanPolicy; got != datav1alpha1.OnDemandCleanPolicy {
 		t.Errorf("FuseCleanPolicy = %q, want the cleanPolicy of the profile as resolved", got)
 	}
 	if reads != 1 {
@@ -162,11 +163,14 @@ func TestValuesExplainsResolver(t *testing.T) {
 func TestEngineIdentity(t *testing.T) {
 	_, profile, rt := sample()
 	e := thin.Engine{}
-	if e.Type() != "thin" || len(e.Operations()) != 1 || e.Operations()[0] != datav1alpha1.DataProcessKind {
-		t.Errorf("type %q, operations %v", e.Type(), e.Operations())
+	if _, ok := e.NewObject().(*datav1alpha1.ThinRuntime); e.Type() != "thin" || !ok {
+		t.Errorf("type %q, serving %T", e.Type(), e.NewObject())
 	}
-	if p := (thin.ProfileEngine{Profile: profile}); p.Type() != e.Type() || p.Chart() == nil || len(p.Operations()) != 1 {
-		t.Errorf("the resolved engine is not the Thin engine: type %q, operations %v", p.Type(), p.Operations())
+	if _, reported := e.CacheMetrics(rt); reported {
+		t.Error("Thin reports no cache metrics (the FUSE program is the user's)")
+	}
+	if p := (thin.ProfileEngine{Profile: profile}); p.Type() != e.Type() || p.Chart() == nil || fmt.Sprintf("%T", p.NewObject()) != fmt.Sprintf("%T", e.NewObject()) {
+		t.Errorf("the resolved engine is not the Thin engine: type %q, serving %T", p.Type(), p.NewObject())
 	}
 	if got := thin.FusePath("team-a", "imagenet"); got != "/runtime-mnt/thin/team-a/imagenet/thin-fuse" {
 		t.Errorf("FusePath = %s", got)
@@ -193,25 +197,25 @@ func TestResolvedMountType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.(engines.FuseVolume).MountType(rt); got != "fuse.nfs-fuse" {
+	if got := e.Volume(rt).MountType; got != "fuse.nfs-fuse" {
 		t.Errorf("MountType = %q; want the profile's fileSystemType", got)
 	}
 }
 
 // TestFuseCleanPolicy: the runtime's spec.fuse.cleanPolicy, else the
-// profile's, else "" (the reconciler's default, OnRuntimeDeleted).
+// profile's, else Fluid's default, OnRuntimeDeleted.
 func TestFuseCleanPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		profile, runtime, want datav1alpha1.FuseCleanPolicy
 	}{
-		{"", "", ""},
+		{"", "", datav1alpha1.OnRuntimeDeletedCleanPolicy},
 		{datav1alpha1.OnDemandCleanPolicy, "", datav1alpha1.OnDemandCleanPolicy},
 		{"", datav1alpha1.OnFuseChangedCleanPolicy, datav1alpha1.OnFuseChangedCleanPolicy},
 		{datav1alpha1.OnDemandCleanPolicy, datav1alpha1.OnRuntimeDeletedCleanPolicy, datav1alpha1.OnRuntimeDeletedCleanPolicy},
 	} {
 		_, profile, rt := sample()
 		profile.Spec.Fuse.CleanPolicy, rt.Spec.Fuse.CleanPolicy = tc.profile, tc.runtime
-		if got := (thin.ProfileEngine{Profile: profile}).FuseCleanPolicy(rt); got != tc.want {
+		if got := (thin.ProfileEngine{Profile: profile}).Volume(rt).CleanPolicy; got != tc.want {
 			t.Errorf("profile %q, runtime %q: FuseCleanPolicy = %q, want %q", tc.profile, tc.runtime, got, tc.want)
 		}
 	}
@@ -225,7 +229,7 @@ func TestComponentsFollowTheProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.(engines.Topology).Components(rt); got != (engines.Components{Worker: true}) {
+	if got := e.Components(rt); got != (engines.Components{Worker: true}) {
 		t.Errorf("Components with a profile enabling workers = %+v", got)
 	}
 	profile.Spec.Worker.Enabled = false

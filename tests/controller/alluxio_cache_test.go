@@ -21,7 +21,6 @@ func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	page, leader := samplePage(t, "alluxio", alluxio.ParseMetrics)
-	path := alluxio.Engine{}.MetricsPath()
 	ds := testobj.Dataset("coco", ns, testobj.WithMounts("s3://bucket/coco"))
 	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)
@@ -37,8 +36,10 @@ func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 			t.Logf("runtime conditions: %+v", rt.Status.Conditions)
 		}
 	})
-	metricsPod(t, ns, "coco-master-0", alluxio.Engine{}.CachePods(rt), servePage(t, path, page))
-	metricsPod(t, ns, "coco-master-1", alluxio.Engine{}.CachePods(rt), servePage(t, path, []byte("# standby: no cluster metrics\n")))
+	src, _ := alluxio.Engine{}.CacheMetrics(rt)
+	path := src.Paths[0]
+	metricsPod(t, ns, "coco-master-0", src.Selector, servePage(t, path, page))
+	metricsPod(t, ns, "coco-master-1", src.Selector, servePage(t, path, []byte("# standby: no cluster metrics\n")))
 	readyMastersAndWorkers(t, ns, "coco")
 	want := engines.CacheStates(leader, 2<<30, 0)
 	got := &datav1alpha1.Dataset{}

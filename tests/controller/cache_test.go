@@ -92,7 +92,8 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	p, _ := strconv.Atoi(port)
-	metricsPod(t, ns, "mnist-fuse-a", juicefs.Engine{}.CachePods(rt), p)
+	src, _ := juicefs.Engine{}.CacheMetrics(rt)
+	metricsPod(t, ns, "mnist-fuse-a", src.Selector, p)
 	// A FUSE pod whose metrics port refuses connections is skipped.
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -100,7 +101,7 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	}
 	deadPort := closed.Addr().(*net.TCPAddr).Port
 	closed.Close()
-	metricsPod(t, ns, "mnist-fuse-b", juicefs.Engine{}.CachePods(rt), deadPort)
+	metricsPod(t, ns, "mnist-fuse-b", src.Selector, deadPort)
 
 	sts := &appsv1.StatefulSet{}
 	key := types.NamespacedName{Namespace: ns, Name: "mnist"}

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/controller/runtime"
+	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
@@ -19,7 +19,7 @@ import (
 
 // readyReason returns the reason of a runtime's Ready condition, or "".
 func readyReason(conds []metav1.Condition) string {
-	if c := meta.FindStatusCondition(conds, runtime.ConditionReady); c != nil {
+	if c := meta.FindStatusCondition(conds, cacheruntime.ConditionReady); c != nil {
 		return c.Reason
 	}
 	return ""
@@ -36,11 +36,11 @@ func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
 	master, worker := &appsv1.StatefulSet{}, &appsv1.StatefulSet{}
 	eventually(t, 20*time.Second, "Helm installs masters and workers and the runtime waits for the masters", func() bool {
 		return env.Client.Get(ctx, key("logs-master"), master) == nil && env.Client.Get(ctx, key("logs-worker"), worker) == nil &&
-			env.Client.Get(ctx, key("logs"), rt) == nil && readyReason(rt.Status.Conditions) == runtime.ReasonMastersNotReady
+			env.Client.Get(ctx, key("logs"), rt) == nil && readyReason(rt.Status.Conditions) == cacheruntime.ReasonMastersNotReady
 	})
 	markReady(t, worker)
 	eventually(t, 10*time.Second, "ready workers do not bind while the masters are not ready", func() bool {
-		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.WorkerNumberReady == 2 && readyReason(rt.Status.Conditions) == runtime.ReasonMastersNotReady
+		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.WorkerNumberReady == 2 && readyReason(rt.Status.Conditions) == cacheruntime.ReasonMastersNotReady
 	})
 	markReady(t, master)
 	ds := &datav1alpha1.Dataset{}
@@ -74,7 +74,7 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 	eventually(t, 20*time.Second, "the runtime waits for its profile", func() bool {
 		c := &metav1.Condition{}
 		if env.Client.Get(ctx, key("share"), rt) == nil {
-			c = meta.FindStatusCondition(rt.Status.Conditions, runtime.ConditionReady)
+			c = meta.FindStatusCondition(rt.Status.Conditions, cacheruntime.ConditionReady)
 		}
 		return c != nil && c.Reason == thin.ReasonProfileNotFound && c.Status == metav1.ConditionFalse
 	})
@@ -140,7 +140,7 @@ func TestThinProfileWorkersAreWaitedFor(t *testing.T) {
 	worker := &appsv1.StatefulSet{}
 	eventually(t, 20*time.Second, "the profile's workers are installed and waited for", func() bool {
 		return env.Client.Get(ctx, key("web-worker"), worker) == nil &&
-			env.Client.Get(ctx, key("web"), rt) == nil && readyReason(rt.Status.Conditions) == runtime.ReasonWorkersNotReady
+			env.Client.Get(ctx, key("web"), rt) == nil && readyReason(rt.Status.Conditions) == cacheruntime.ReasonWorkersNotReady
 	})
 	markReady(t, worker)
 	eventually(t, 20*time.Second, "the Dataset is Bound once the workers are ready", func() bool {

@@ -20,10 +20,10 @@ func TestJindoCacheStatesFromTheMastersRPCPort(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	page, master := samplePage(t, "jindo", jindo.ParseMetrics)
-	paths := jindo.Engine{}.MetricsPaths()
-	port := servePage(t, paths[len(paths)-1], page)
 	rt := createJindo(ctx, t, ns)
-	namedPortPod(t, ns, "logs-master-0", jindo.Engine{}.CachePods(rt), jindo.Engine{}.MetricsPortName(), port)
+	src, _ := jindo.Engine{}.CacheMetrics(rt)
+	port := servePage(t, src.Paths[len(src.Paths)-1], page)
+	namedPortPod(t, ns, "logs-master-0", src.Selector, src.PortName, port)
 	readyMastersAndWorkers(t, ns, "logs")
 	want := engines.CacheStates(master, 2*20<<30, 0)
 	got := &datav1alpha1.Dataset{}

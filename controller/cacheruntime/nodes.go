@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
@@ -18,21 +18,22 @@ import (
 )
 
 // labelNodes keeps the Dataset's cache labels on exactly the nodes running a
-// ready worker of the runtime, and points the runtime's cacheAffinity at
-// them. The webhook's data-affinity policies select on these labels.
-func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
+// ready worker of the runtime, and returns the runtime's cacheAffinity,
+// pointing at them (nil without a worker StatefulSet). The webhook's
+// data-affinity policies select on these labels.
+func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject) (*corev1.NodeAffinity, error) {
 	key := datav1alpha1.KeyOf(ds)
 	sts, err := r.statefulSet(ctx, rt, "-worker")
 	if err != nil || sts == nil {
-		return err
+		return nil, err
 	}
 	sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return err
+		return nil, err
 	}
 	want := map[string]bool{}
 	for i := range pods.Items {
@@ -43,18 +44,17 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 	labels := r.cacheLabels(key, ds, rt)
 	for node := range want {
 		if err := r.patchNode(ctx, node, labels, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := r.unlabelNodes(ctx, key, labels, want); err != nil {
-		return err
+		return nil, err
 	}
-	statusOf(rt).CacheAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+	return &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 			{Key: key.CacheLabelKey(), Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}},
 		}}},
-	}}
-	return nil
+	}}, nil
 }
 
 // unlabelNodes removes labels (the Dataset's cacheLabels) from the nodes
@@ -75,7 +75,7 @@ func (r *Reconciler) unlabelNodes(ctx context.Context, key datav1alpha1.DatasetK
 }
 
 // cacheLabels are the labels a node holding the Dataset's cache carries.
-func (r *Reconciler) cacheLabels(key datav1alpha1.DatasetKey, ds *datav1alpha1.Dataset, rt client.Object) map[string]string {
+func (r *Reconciler) cacheLabels(key datav1alpha1.DatasetKey, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject) map[string]string {
 	typ := r.Engine.Type()
 	mem, disk := tierCapacity(rt)
 	l := map[string]string{
@@ -100,11 +100,12 @@ var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
 // node status, so the change is a merge patch of the labels alone, built
 // under a per-node lock from the node as last known (the cache, or this
 // controller's own last change of it when the cache does not show that
-// yet), with that node's resourceVersion as a precondition: the API server
-// applies it only if the node has not changed since, which is the rule.
-// Otherwise (a conflict) it is recomputed from a fresh read, without
-// precondition: the lock keeps this controller's own label changes of the
-// node in order. A node whose labels already say the same is not touched.
+// yet: nodestate.go), with that node's resourceVersion as a precondition:
+// the API server applies it only if the node has not changed since, which
+// is the rule. Otherwise (a conflict) it is recomputed from a fresh read,
+// without precondition: the lock keeps this controller's own label changes
+// of the node in order. A node whose labels already say the same is not
+// touched.
 func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[string]string, add bool) error {
 	key := types.NamespacedName{Name: name}
 	st := r.nodes.lock(name)
@@ -199,8 +200,8 @@ func podReady(p *corev1.Pod) bool {
 }
 
 // tierCapacity is the per-worker cache size in memory and on disk.
-func tierCapacity(rt client.Object) (mem, disk int64) {
-	for _, l := range levelsOf(rt) {
+func tierCapacity(rt datav1alpha1.RuntimeObject) (mem, disk int64) {
+	for _, l := range rt.GetTieredStore().Levels {
 		if l.MediumType == datav1alpha1.Memory {
 			mem += levelQuota(l)
 		} else {

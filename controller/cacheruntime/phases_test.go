@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/sluice-data/sluice/api/scheme"
@@ -35,9 +34,8 @@ func TestPhasesWithMasters(t *testing.T) {
 		WithObjects(ds, rt, node).Build()
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Client: c,
 		Engine: fake.Engine{Master: true}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"),
 	}
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "n", Name: "d"}}
 	ready := func() *metav1.Condition {

@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
@@ -72,9 +72,8 @@ func thinFixture(t *testing.T, profileFuse, runtimeFuse datav1alpha1.FuseCleanPo
 	c := &countingClient{Client: api}
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.ThinRuntime{} },
+		Client: c,
 		Engine: thin.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: thin.FusePath,
 	}
 	return r, c, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "n", Name: "d"}}
 }
@@ -134,11 +133,11 @@ func TestThinFuseCleanPolicyOnPV(t *testing.T) {
 	}
 }
 
-// TestSetReadyReadsTheRuntimeOnce: a reconcile reads its runtime once;
-// setReady compares with what the API server holds (the status this
-// controller wrote last, else the status that read returned) rather than
-// reading the runtime again.
-func TestSetReadyReadsTheRuntimeOnce(t *testing.T) {
+// TestStatusWriteReadsTheRuntimeOnce: a reconcile reads its runtime once;
+// writeStatus compares with the status that read returned rather than
+// reading the runtime again (it reads it live only when the API server
+// refuses the patch because the cache was behind).
+func TestStatusWriteReadsTheRuntimeOnce(t *testing.T) {
 	r, c, req := thinFixture(t, "", "")
 	for i := range 3 {
 		if _, err := r.Reconcile(context.Background(), req); err != nil {

@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,36 +20,29 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// observeCache scrapes the engine's cache-reporting pods and writes the
-// summed figures to the runtime's and the Dataset's status.cacheStates. Pods
-// that are not running or do not answer are skipped (and logged); with none
-// answering the last figures stay.
-func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset, rt client.Object) error {
-	rep, ok := r.Engine.(engines.CacheReporter)
+// observeCache scrapes the cache-reporting pods eng (this reconcile's
+// engine) names and returns the summed figures as cacheStates (sized by
+// workersReady), also written to the Dataset's status. Pods that are not
+// running or do not answer are skipped (and logged); with none answering
+// it returns nil and the last figures stay.
+func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, workersReady int32) (datav1alpha1.CacheStateList, error) {
+	src, ok := eng.CacheMetrics(rt)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(rep.CachePods(rt))); err != nil {
-		return err
-	}
-	clusterWide := false
-	if cr, ok := rep.(engines.ClusterReporter); ok {
-		clusterWide = cr.ClusterWide()
-	}
-	portName := "metrics"
-	if pn, ok := rep.(engines.MetricsPortNamer); ok {
-		portName = pn.MetricsPortName()
+	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(src.Selector)); err != nil {
+		return nil, err
 	}
 	var sum, top engines.CacheCounters
 	n := 0
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		port := metricsPort(p, portName)
+		port := metricsPort(p, src.PortName)
 		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || port == 0 {
 			continue
 		}
-		c, err := r.scrape(ctx, rep, net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port))))
+		c, err := r.scrape(ctx, src, net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port))))
 		if err != nil {
 			ctrl.LoggerFrom(ctx).Info("cache metrics unavailable", "pod", p.Name, "error", err.Error())
 			continue
@@ -56,29 +50,34 @@ func (r *Reconciler) observeCache(ctx context.Context, ds *datav1alpha1.Dataset,
 		sum, top, n = sum.Add(c), top.Max(c), n+1
 	}
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
-	if clusterWide {
+	if src.ClusterWide {
 		sum = top
 	} else {
 		// Each client caches on its own node: report the mean per node.
 		sum.CachedBytes /= float64(n)
 	}
-	states := engines.CacheStates(sum, cacheCapacity(rt), quantityBytes(ds.Status.UfsTotal))
-	statusOf(rt).CacheStates = states
+	states := engines.CacheStates(sum, cacheCapacity(rt, workersReady), quantityBytes(ds.Status.UfsTotal))
+	if equality.Semantic.DeepEqual(ds.Status.CacheStates, states) {
+		return states, nil
+	}
 	patch := client.MergeFrom(ds.DeepCopy())
 	ds.Status.CacheStates = states
-	return r.Client.Status().Patch(ctx, ds, patch)
+	return states, r.Client.Status().Patch(ctx, ds, patch)
 }
 
-// scrape reads one pod's metrics page, trying the engine's paths in turn
+// scrape reads one pod's metrics page, trying the source's paths in turn
 // until one parses. Only a pod that answered (another status, a page that
 // is not its metrics) is asked at the next path; one that does not answer
 // is not asked again.
-func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, hostPort string) (engines.CacheCounters, error) {
+func (r *Reconciler) scrape(ctx context.Context, src engines.MetricsSource, hostPort string) (engines.CacheCounters, error) {
+	if len(src.Paths) == 0 {
+		return engines.CacheCounters{}, errors.New("the engine names no metrics path")
+	}
 	var errs []error
-	for _, path := range metricsPaths(rep) {
-		c, answered, err := r.scrapePath(ctx, rep, "http://"+hostPort+path)
+	for _, path := range src.Paths {
+		c, answered, err := r.scrapePath(ctx, src, "http://"+hostPort+path)
 		if err == nil {
 			return c, nil
 		}
@@ -92,7 +91,7 @@ func (r *Reconciler) scrape(ctx context.Context, rep engines.CacheReporter, host
 
 // scrapePath GETs and parses one metrics page; answered says whether the
 // pod sent an HTTP response at all.
-func (r *Reconciler) scrapePath(ctx context.Context, rep engines.CacheReporter, url string) (c engines.CacheCounters, answered bool, err error) {
+func (r *Reconciler) scrapePath(ctx context.Context, src engines.MetricsSource, url string) (c engines.CacheCounters, answered bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return c, false, err
@@ -109,21 +108,11 @@ func (r *Reconciler) scrapePath(ctx context.Context, rep engines.CacheReporter, 
 	if resp.StatusCode != http.StatusOK {
 		return c, true, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
 	}
-	c, err = rep.ParseCache(resp.Body)
+	c, err = src.Parse(resp.Body)
 	if err != nil {
 		err = fmt.Errorf("GET %s: %w", req.URL, err)
 	}
 	return c, true, err
-}
-
-// metricsPaths are the paths a reporter's metrics page may be at.
-func metricsPaths(rep engines.CacheReporter) []string {
-	if pl, ok := rep.(engines.MetricsPathLister); ok {
-		if paths := pl.MetricsPaths(); len(paths) > 0 {
-			return paths
-		}
-	}
-	return []string{rep.MetricsPath()}
 }
 
 var defaultHTTPClient = &http.Client{Timeout: 5 * time.Second}
@@ -142,17 +131,12 @@ func metricsPort(p *corev1.Pod, name string) int32 {
 
 // cacheCapacity is the runtime's cache size: the first tier's quota on each
 // ready worker.
-func cacheCapacity(rt client.Object) int64 {
-	levels := levelsOf(rt)
+func cacheCapacity(rt datav1alpha1.RuntimeObject, workersReady int32) int64 {
+	levels := rt.GetTieredStore().Levels
 	if len(levels) == 0 {
 		return 0
 	}
-	return levelQuota(levels[0]) * int64(statusOf(rt).WorkerNumberReady)
-}
-
-// levelsOf returns the runtime's tieredstore levels.
-func levelsOf(rt client.Object) []datav1alpha1.Level {
-	return rt.(datav1alpha1.RuntimeObject).GetTieredStore().Levels
+	return levelQuota(levels[0]) * int64(workersReady)
 }
 
 // levelQuota is a tier's size on one worker; quotaList overrides quota.

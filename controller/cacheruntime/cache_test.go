@@ -1,4 +1,4 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/sluice-data/sluice/api/scheme"
@@ -27,15 +26,15 @@ func TestCacheCapacity(t *testing.T) {
 	q := resource.MustParse("10Gi")
 	rt := &datav1alpha1.JuiceFSRuntime{}
 	rt.Status.WorkerNumberReady = 3
-	if got := cacheCapacity(rt); got != 0 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 0 {
 		t.Errorf("no tieredstore: capacity %d, want 0", got)
 	}
 	rt.Spec.TieredStore.Levels = []datav1alpha1.Level{{MediumType: datav1alpha1.SSD, Path: "/a,/b", Quota: &q}}
-	if got := cacheCapacity(rt); got != 30<<30 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 30<<30 {
 		t.Errorf("quota 10Gi on 3 workers: capacity %d, want %d", got, int64(30<<30))
 	}
 	rt.Spec.TieredStore.Levels[0].QuotaList = "1Gi, 2Gi"
-	if got := cacheCapacity(rt); got != 9<<30 {
+	if got := cacheCapacity(rt, rt.Status.WorkerNumberReady); got != 9<<30 {
 		t.Errorf("quotaList overrides quota: capacity %d, want %d", got, int64(9<<30))
 	}
 }
@@ -85,37 +84,23 @@ func TestMetricsPort(t *testing.T) {
 	}
 }
 
-// reporter is an engine whose pods serve a one-line page: "cached N".
-type reporter struct {
-	fake.Engine
-	paths    []string
-	portName string
+// reporter is an engine whose pods serve a one-line page, "cached N", on
+// the port named portName at one of paths.
+func reporter(portName string, paths []string) engines.Engine {
+	return fake.Engine{Metrics: &engines.MetricsSource{
+		Selector: map[string]string{"app": "ds"}, PortName: portName, Paths: paths,
+		Parse: func(r io.Reader) (engines.CacheCounters, error) {
+			var c engines.CacheCounters
+			_, err := fmt.Fscanf(r, "cached %g", &c.CachedBytes)
+			return c, err
+		},
+	}}
 }
-
-func (reporter) CachePods(rt client.Object) map[string]string {
-	return map[string]string{"app": rt.GetName()}
-}
-
-func (e reporter) MetricsPath() string { return e.paths[0] }
-
-func (reporter) ParseCache(r io.Reader) (engines.CacheCounters, error) {
-	var c engines.CacheCounters
-	_, err := fmt.Fscanf(r, "cached %g", &c.CachedBytes)
-	return c, err
-}
-
-type portNamer struct{ reporter }
-
-func (e portNamer) MetricsPortName() string { return e.portName }
-
-type pathLister struct{ portNamer }
-
-func (e pathLister) MetricsPaths() []string { return e.paths }
 
 // TestObserveCacheAtTheEnginesPortAndPaths scrapes a pod whose metrics are
 // on a port not named "metrics", at the last of the engine's paths: the
-// first answers 404, the second a page that does not parse. Without the
-// optional interfaces only the port "metrics" and MetricsPath are read.
+// first answers 404, the second a page that does not parse. Only the port
+// the engine names is read.
 func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -143,16 +128,16 @@ func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 		cached string           // "" when nothing is scraped
 		asked  []string         // the paths requested, in order
 	}{
-		"port name and paths": {pathLister{portNamer{reporter{paths: paths, portName: "rpc"}}},
+		"port name and paths": {reporter("rpc", paths),
 			map[string]int32{"rpc": port, "metrics": dead}, "1KiB", paths},
-		"port name only": {portNamer{reporter{paths: paths[2:], portName: "rpc"}},
+		"port name, one path": {reporter("rpc", paths[2:]),
 			map[string]int32{"rpc": port}, "1KiB", paths[2:]},
-		"neither: the port named metrics": {reporter{paths: paths[2:]},
+		"the port named metrics": {reporter("metrics", paths[2:]),
 			map[string]int32{"rpc": dead, "metrics": port}, "1KiB", paths[2:]},
-		"neither: no port named metrics": {reporter{paths: paths[2:]},
+		"no port of the name": {reporter("metrics", paths[2:]),
 			map[string]int32{"rpc": port}, "", nil},
 		// A pod that does not answer is not asked at the other paths.
-		"dead port": {pathLister{portNamer{reporter{paths: paths, portName: "rpc"}}},
+		"dead port": {reporter("rpc", paths),
 			map[string]int32{"rpc": dead}, "", paths[:1]},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -172,10 +157,11 @@ func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, pod).WithStatusSubresource(ds).Build()
 			r := &Reconciler{Client: api, Engine: tc.engine, HTTPClient: hc}
 			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
-			if err := r.observeCache(context.Background(), ds, rt); err != nil {
+			states, err := r.observeCache(context.Background(), tc.engine, ds, rt, 0)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if got := rt.Status.CacheStates[datav1alpha1.Cached]; got != tc.cached {
+			if got := states[datav1alpha1.Cached]; got != tc.cached {
 				t.Errorf("cached = %q, want %q", got, tc.cached)
 			}
 			if !slices.Equal(asked, tc.asked) {

@@ -1,12 +1,15 @@
-package runtime
+package cacheruntime
 
 import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,7 +31,8 @@ import (
 // seen waiting, none for scheduling counts alone until progressEvery has
 // passed, one per ready worker, and neither a second write nor a second
 // event when the cache has not caught up with the controller's last write
-// yet.
+// yet (the patch, made against the stale resourceVersion, is refused, and
+// the runtime read again from the API server).
 func TestStatusWrites(t *testing.T) {
 	ctx := context.Background()
 	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"},
@@ -39,22 +43,23 @@ func TestStatusWrites(t *testing.T) {
 	// The cache as the reconciler sees it: the API server's objects, or,
 	// while stale is set, the runtime as it was before.
 	var stale *datav1alpha1.AlluxioRuntime
-	writes := 0
-	c := laggingAPI(ds, rt, &stale, &writes)
+	var writes patches
+	c, live := laggingAPI(ds, rt, &stale, &writes)
 	recorder := events.NewFakeRecorder(10)
 	hc := helm.NewMemoryClient("n", nil)
+	now := time.Now()
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Client: c, Live: live,
 		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"), Events: recorder,
+		Events: recorder, now: func() time.Time { return now },
 	}
 	reconcile := func(what string, wantWrites int) *datav1alpha1.AlluxioRuntime {
 		t.Helper()
 		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if writes != wantWrites {
-			t.Fatalf("%s: %d status writes, want %d", what, writes, wantWrites)
+		if writes.accepted != wantWrites {
+			t.Fatalf("%s: %d status writes, want %d", what, writes.accepted, wantWrites)
 		}
 		got := &datav1alpha1.AlluxioRuntime{}
 		if err := c.Get(ctx, key, got); err != nil && stale == nil {
@@ -72,7 +77,9 @@ func TestStatusWrites(t *testing.T) {
 		}
 	}
 
-	reconcile("installed", 0)
+	// The runtime before the controller's first status write, as a cache
+	// behind that write shows it.
+	unwritten := reconcile("installed", 0)
 	got := reconcile("no workers yet", 1)
 	if cond := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); cond == nil || cond.Reason != ReasonWorkersNotReady {
 		t.Fatalf("waiting runtime's condition: %+v", cond)
@@ -88,8 +95,7 @@ func TestStatusWrites(t *testing.T) {
 		t.Errorf("scheduling counts were written at once: %+v", got.Status)
 	}
 
-	stale = before.DeepCopy()
-	stale.Status = datav1alpha1.RuntimeStatus{}
+	stale = unwritten.DeepCopy()
 	reconcile("the cache does not show the first write yet", 1)
 	workers(1)
 	reconcile("a worker is ready, the cache still lags", 2)
@@ -111,11 +117,7 @@ func TestStatusWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	reconcile("a third worker is scheduled", 2)
-	r.written.mu.Lock()
-	e := r.written.m[rt.UID]
-	e.at = e.at.Add(-progressEvery)
-	r.written.m[rt.UID] = e
-	r.written.mu.Unlock()
+	now = now.Add(progressEvery)
 	got = reconcile("progressEvery later", 3)
 	if got.Status.DesiredWorkerNumberScheduled != 3 {
 		t.Errorf("scheduling counts after progressEvery: %+v", got.Status)
@@ -134,6 +136,11 @@ func TestStatusWrites(t *testing.T) {
 	reconcile("bound, the cache lags", 4)
 	stale = nil
 	reconcile("bound, steady", 4)
+	// Each reconcile that saw the stale cache and had something to say had
+	// one patch refused (then read the runtime afresh); none was lost.
+	if writes.refused != 3 {
+		t.Errorf("%d status patches refused, want 3 (one per reconcile behind the cache with a change to write)", writes.refused)
+	}
 
 	var recorded []string
 drain:
@@ -192,12 +199,11 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", UID: "rt-1"}, Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 1}}
 	key := types.NamespacedName{Namespace: "n", Name: "d"}
 	var stale *datav1alpha1.AlluxioRuntime
-	c := laggingAPI(ds, rt, &stale, new(int))
+	c, live := laggingAPI(ds, rt, &stale, new(patches))
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{
-		Client: c, NewObject: func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
+		Client: c, Live: live,
 		Engine: fake.Engine{}, Helm: func(string) (*helm.Client, error) { return hc, nil },
-		FusePath: fake.FusePath, MountType: StaticMountType("fuse.fake"),
 	}
 	reconcile := func() {
 		t.Helper()
@@ -239,27 +245,112 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 	}
 }
 
-// laggingAPI is a fake API server holding ds, rt and the node node-a, read
-// through a cache that, while *stale is set, shows that runtime instead of
-// the stored one (a cache behind the controller's last write); it counts
-// the runtime's status writes in *writes.
-func laggingAPI(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, stale **datav1alpha1.AlluxioRuntime, writes *int) client.Client {
-	return fakeclient.NewClientBuilder().WithScheme(scheme.New()).
+// patches counts the status patches of a runtime: those the API server
+// accepted and those it refused (a stale resourceVersion).
+type patches struct{ accepted, refused int }
+
+// laggingAPI is a fake API server holding ds, rt and the node node-a, and a
+// cache of it that, while *stale is set, shows that runtime instead of the
+// stored one (a cache behind the controller's last write); it counts the
+// runtime's status patches in *writes. It returns the cache and the API
+// server (the reconciler's Live reader).
+func laggingAPI(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, stale **datav1alpha1.AlluxioRuntime, writes *patches) (client.Client, client.Reader) {
+	api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
 		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
 		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
 		WithInterceptorFuncs(interceptor.Funcs{
-			Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-				if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && *stale != nil {
-					(*stale).DeepCopyInto(r)
-					return nil
-				}
-				return c.Get(ctx, k, obj, opts...)
-			},
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 				if _, ok := obj.(*datav1alpha1.AlluxioRuntime); ok {
-					*writes++
+					switch {
+					case err == nil:
+						writes.accepted++
+					case apierrors.IsConflict(err):
+						writes.refused++
+					}
 				}
-				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+				return err
 			},
 		}).Build()
+	cache := interceptor.NewClient(api, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if r, ok := obj.(*datav1alpha1.AlluxioRuntime); ok && *stale != nil {
+				(*stale).DeepCopyInto(r)
+				return nil
+			}
+			return c.Get(ctx, k, obj, opts...)
+		},
+	})
+	return cache, api
+}
+
+// TestOneStatusWritePerReconcile walks a runtime with masters and workers
+// from install to bound and back to waiting, counting the runtime's status
+// patches in each reconcile: exactly one when the stored status changes,
+// none when it does not.
+func TestOneStatusWritePerReconcile(t *testing.T) {
+	ctx := context.Background()
+	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"},
+		Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b", Name: "b"}}}}
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", UID: "rt-1"}, Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 2}}
+	var stale *datav1alpha1.AlluxioRuntime
+	var writes patches
+	c, live := laggingAPI(ds, rt, &stale, &writes)
+	hc := helm.NewMemoryClient("n", nil)
+	r := &Reconciler{Client: c, Live: live, Engine: fake.Engine{Master: true}, Helm: func(string) (*helm.Client, error) { return hc, nil }}
+	key := types.NamespacedName{Namespace: "n", Name: "d"}
+	stored := func() datav1alpha1.RuntimeStatus {
+		t.Helper()
+		got := &datav1alpha1.AlluxioRuntime{}
+		if err := live.Get(ctx, key, got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Status
+	}
+	step := func(what string) {
+		t.Helper()
+		before, n := stored(), writes.accepted+writes.refused
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		want := 0
+		if !equality.Semantic.DeepEqual(before, stored()) {
+			want = 1
+		}
+		if got := writes.accepted + writes.refused - n; got != want {
+			t.Errorf("%s: %d status patches, want %d", what, got, want)
+		}
+	}
+	sts := func(name string, replicas, ready int32) {
+		t.Helper()
+		s := &appsv1.StatefulSet{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: "n", Name: name}, s); err != nil {
+			s = &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: name},
+				Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(replicas), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": name}}}}
+			if err := c.Create(ctx, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Status = appsv1.StatefulSetStatus{Replicas: replicas, ReadyReplicas: ready, AvailableReplicas: ready}
+		if err := c.Status().Update(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step("install")
+	step("waiting for masters")
+	step("still waiting for masters")
+	sts("d-master", 1, 1)
+	step("masters ready")
+	sts("d-worker", 2, 1)
+	step("one worker ready")
+	step("no change")
+	sts("d-worker", 2, 2)
+	step("bound")
+	step("bound, steady")
+	sts("d-worker", 2, 1)
+	step("a worker lost")
+	step("a worker lost, steady")
+	if writes.accepted != 5 || writes.refused != 0 {
+		t.Errorf("%d status writes (%d refused), want 5 and none refused", writes.accepted, writes.refused)
+	}
 }

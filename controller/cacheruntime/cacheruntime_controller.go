@@ -1,0 +1,188 @@
+package cacheruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// Reconciler reconciles one runtime kind with one engine.
+type Reconciler struct {
+	// Client is the manager's client.
+	Client client.Client
+	// Engine serves the runtime kind (Engine.NewObject) and says everything
+	// engine-specific: release, workloads, FUSE volume, cache metrics.
+	Engine engines.Engine
+	// Helm returns the Helm client for a namespace.
+	Helm func(namespace string) (*helm.Client, error)
+	// CacheRefresh is how often a bound runtime's cache states are
+	// re-read from its pods' metrics; 0 reads them only on changes.
+	CacheRefresh time.Duration
+	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
+	HTTPClient *http.Client
+	// Live reads objects uncached where a stale read would lose an update
+	// (a status or node label write refused because the cache was behind);
+	// nil uses Client.
+	Live client.Reader
+	// Watches are further objects whose changes wake runtimes, e.g. the
+	// profiles Thin runtimes start from.
+	Watches []Watch
+	// Concurrency is how many runtimes reconcile at once (default 1).
+	Concurrency int
+	// Events records the runtime's Ready transitions and Helm actions; nil
+	// records nothing.
+	Events events.EventRecorder
+	// now is the clock; nil is time.Now.
+	now func() time.Time
+
+	nodes nodeStates
+	chart helm.ChartLoader
+	// releases spares unchanged runtimes a read of Helm's storage.
+	releases helm.Memo
+}
+
+func (r *Reconciler) reader() client.Reader {
+	if r.Live != nil {
+		return r.Live
+	}
+	return r.Client
+}
+
+func (r *Reconciler) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
+}
+
+const (
+	// releaseRecheck is how long a release found in sync is trusted
+	// without reading Helm's storage again (spec changes are seen at once).
+	releaseRecheck = 10 * time.Minute
+	waitDataset    = 10 * time.Second
+	waitRelease    = 15 * time.Second
+	waitWorkers    = 5 * time.Second
+	waitInUse      = 10 * time.Second
+)
+
+// scope is one reconcile: the runtime as read and everything the phases
+// observe, from which the status is computed once at the end.
+type scope struct {
+	// rt is the runtime as read; its status is the status as read, which
+	// the phases never change.
+	rt datav1alpha1.RuntimeObject
+	// eng is this reconcile's engine (resolved: engines.Resolver).
+	eng engines.Engine
+	// ds is the runtime's Dataset, once found.
+	ds *datav1alpha1.Dataset
+	// values are the release's chart values.
+	values map[string]any
+	// act is what Helm did to the release this reconcile.
+	act helm.Action
+	// obs are the observations the status reports.
+	obs observations
+	// report: the status is written at the end (not after an error, nor
+	// while the release just changed is starting).
+	report bool
+}
+
+// Reconcile implements reconcile.Reconciler: get the runtime, ensure the
+// finalizer (or clean up), run the phases in order (each observes and acts,
+// and may stop the reconcile), then write the status computed from what
+// they observed, once.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	rt := r.Engine.NewObject()
+	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
+	defer func() {
+		if s.report && retErr == nil {
+			retErr = r.writeStatus(ctx, s)
+		}
+	}()
+	if !rt.GetDeletionTimestamp().IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	if controllerutil.AddFinalizer(rt, Finalizer) {
+		if err := r.Client.Update(ctx, rt); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	for _, phase := range []func(context.Context, *scope) (ctrl.Result, bool, error){
+		r.findDataset, r.resolveEngine, r.ensureRelease, r.observeWorkloads, r.ensureVolumes, r.bindDataset, r.labelCacheNodes, r.readCacheStates,
+	} {
+		res, next, err := phase(ctx, s)
+		if err != nil || !next {
+			return res, err
+		}
+	}
+	return ctrl.Result{RequeueAfter: r.CacheRefresh}, nil
+}
+
+// reconcileDelete waits for the Pods using the Dataset (reporting InUse),
+// then uninstalls the release, removes the PVC and PV, returns the Dataset
+// to NotBound and releases the finalizer.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	users, err := r.podsUsing(ctx, s.rt)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(users) > 0 {
+		s.obs.inUse, s.report = users, true
+		return ctrl.Result{RequeueAfter: waitInUse}, nil
+	}
+	return ctrl.Result{}, r.delete(ctx, s.rt)
+}
+
+func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {
+	if r.Events != nil {
+		r.Events.Eventf(rt, nil, typ, reason, action, note, args...)
+	}
+}
+
+// SetupWithManager registers the reconciler, woken by its runtime kind, the
+// Dataset of the same name, the StatefulSets of its release (by Helm's
+// release annotations), its engine's pods and the Pods that mount its
+// Dataset's PVC (watches.go says which changes count).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
+	r.releases.TTL = releaseRecheck
+	if r.Client == nil || r.Engine == nil || r.Helm == nil {
+		return errors.New("runtime reconciler: Client, Engine and Helm are required")
+	}
+	b := ctrl.NewControllerManagedBy(mgr).Named(name).
+		For(r.Engine.NewObject(), builder.WithPredicates(runtimeChanged)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
+		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged))
+	for _, w := range r.Watches {
+		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))
+	}
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("building the %s controller: %w", name, err)
+	}
+	return nil
+}
+
+// Watch wakes the runtimes Map returns when an Object of its kind changes.
+type Watch struct {
+	Object client.Object
+	Map    handler.MapFunc
+}

@@ -1,0 +1,87 @@
+package cacheruntime
+
+// Runtime condition types. Ready summarises the root conditions, in the
+// order of rootConditions; it is never set on its own.
+const (
+	// ConditionReady is True when every root condition is True (the
+	// Dataset is bound to a running cache), else False with the reason and
+	// message of the first root condition that is not (or InUse while a
+	// deletion waits for the Pods using the Dataset).
+	ConditionReady = "Ready"
+	// ConditionDatasetAvailable: the Dataset of the runtime's name exists
+	// and is bound to no other runtime.
+	ConditionDatasetAvailable = "DatasetAvailable"
+	// ConditionEngineInstalled: the engine accepts the runtime and Dataset,
+	// and its Helm release is installed and in sync with them.
+	ConditionEngineInstalled = "EngineInstalled"
+	// ConditionMastersReady: every desired master of the release is ready
+	// (True at once for engines that run no masters).
+	ConditionMastersReady = "MastersReady"
+	// ConditionWorkersReady: every desired worker of the release is ready
+	// (True at once for engines that run no workers).
+	ConditionWorkersReady = "WorkersReady"
+	// ConditionVolumeBound: the Dataset's PVC and PV exist and the Dataset
+	// is Bound to the runtime.
+	ConditionVolumeBound = "VolumeBound"
+)
+
+// rootConditions are the conditions Ready summarises, in the order the
+// reconciler establishes them: the first that is not True gives Ready its
+// reason.
+var rootConditions = []string{
+	ConditionDatasetAvailable, ConditionEngineInstalled, ConditionMastersReady, ConditionWorkersReady, ConditionVolumeBound,
+}
+
+// Condition reasons. Engine errors add their own (engines.Error.Reason:
+// engines.ReasonInvalidSpec, thin.ReasonProfileNotFound) to
+// EngineInstalled.
+const (
+	// ReasonPending: an earlier root condition is not True yet, so this
+	// one has not been evaluated.
+	ReasonPending = "Pending"
+	// ReasonDatasetFound: the Dataset exists and is free or bound to this
+	// runtime (DatasetAvailable=True).
+	ReasonDatasetFound = "DatasetFound"
+	// ReasonDatasetNotFound: no Dataset has the runtime's name (yet); the
+	// runtime waits for it.
+	ReasonDatasetNotFound = "DatasetNotFound"
+	// ReasonDatasetBoundElsewhere: the Dataset is bound to another runtime.
+	ReasonDatasetBoundElsewhere = "DatasetBoundElsewhere"
+	// ReasonReleaseInstalled: the engine's release is installed and in
+	// sync (EngineInstalled=True).
+	ReasonReleaseInstalled = "ReleaseInstalled"
+	// ReasonReleaseFailed: Helm could not install or upgrade the release.
+	ReasonReleaseFailed = "ReleaseFailed"
+	// ReasonMastersReady: every desired master is ready.
+	ReasonMastersReady = "MastersReady"
+	// ReasonNoMasters: the engine runs no masters for this runtime.
+	ReasonNoMasters = "NoMasters"
+	// ReasonMastersNotReady: the runtime waits for its masters.
+	ReasonMastersNotReady = "MastersNotReady"
+	// ReasonWorkersReady: every desired worker is ready.
+	ReasonWorkersReady = "WorkersReady"
+	// ReasonNoWorkers: the engine runs no workers for this runtime.
+	ReasonNoWorkers = "NoWorkers"
+	// ReasonWorkersNotReady: the runtime waits for its workers.
+	ReasonWorkersNotReady = "WorkersNotReady"
+	// ReasonBound: the Dataset is bound to the runtime, its PV and PVC
+	// exist (VolumeBound=True, Ready=True; also the Dataset's Ready).
+	ReasonBound = "Bound"
+	// ReasonInUse: the runtime is being deleted but Pods still mount its
+	// Dataset's PVC; its release and volumes stay until they finish.
+	ReasonInUse = "InUse"
+	// ReasonRuntimeDeleted: the Dataset's Ready after its runtime was
+	// deleted (the Dataset is NotBound again).
+	ReasonRuntimeDeleted = "RuntimeDeleted"
+)
+
+// Finalizer keeps a runtime until its release, volumes and binding are
+// cleaned up.
+const Finalizer = "data.sluice.io/runtime"
+
+// waitMessages explain the reasons that mean "still starting" (reported as
+// Normal events, not warnings).
+var waitMessages = map[string]string{
+	ReasonMastersNotReady: "waiting for the cache masters",
+	ReasonWorkersNotReady: "waiting for the cache workers",
+}

@@ -1,0 +1,23 @@
+// Package cacheruntime reconciles a runtime kind into a working cache: it binds
+// the runtime to the Dataset of the same name, installs or upgrades the
+// engine's Helm release (controller/helm), follows the workers, creates the
+// Dataset's PV and PVC once they are ready and marks the Dataset Bound, then
+// keeps Fluid's cache labels on the nodes running ready workers and the
+// runtime's and the Dataset's cacheStates current from the metrics
+// of the engine's cache-reporting pods (Engine.CacheMetrics); on
+// deletion it uninstalls the release, removes the PV and PVC and returns the
+// Dataset to NotBound.
+//
+// A reconcile has one shape (cacheruntime_controller.go): get the runtime,
+// ensure the finalizer (or clean up), run the phases in order (phases.go:
+// Dataset, engine, release, workloads, volumes, binding, node labels, cache
+// states), each recording what it observed in the reconcile's scope, then
+// compute the status from those observations with a pure function
+// (status.go: root conditions, Ready summarising them, counts and Fluid's
+// phase fields) and write it once (writes.go). A reconcile reads the world
+// again rather than remembering its own writes: a status write the
+// informer cache does not show yet is found by the API server's optimistic
+// lock. Two memories stay, each measured to pay for itself: the Helm
+// release memo (controller/helm) and the labels this controller last wrote
+// on each node (nodestate.go).
+package cacheruntime

@@ -1,0 +1,276 @@
+package cacheruntime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines"
+)
+
+// The phases of a reconcile, in order. Each records what it observed in
+// the scope and returns whether the next runs; the status is computed from
+// the observations once they stop (runtimeStatus) and written then.
+
+// findDataset reads the runtime's Dataset: missing, or bound to another
+// runtime, the runtime waits (DatasetAvailable=False).
+func (r *Reconciler) findDataset(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	ds := &datav1alpha1.Dataset{}
+	if err := r.getDataset(ctx, client.ObjectKeyFromObject(s.rt), ds); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.obs.datasetFound, s.report = &datasetFound{}, true
+			return ctrl.Result{RequeueAfter: waitDataset}, false, nil
+		}
+		return ctrl.Result{}, false, err
+	}
+	s.ds = ds
+	s.obs.datasetFound = &datasetFound{exists: true, boundElsewhere: boundElsewhere(ds, s.rt, r.Engine.Type())}
+	s.report = true
+	return ctrl.Result{}, s.obs.datasetFound.boundElsewhere == "", nil
+}
+
+// getDataset reads the runtime's Dataset from the cache or, when the cache
+// does not have it, from the API server: a Dataset and its runtime are
+// usually created together, and their informers deliver them in either
+// order. Waiting for the cache instead would requeue the runtime behind
+// every runtime created after it.
+func (r *Reconciler) getDataset(ctx context.Context, key types.NamespacedName, ds *datav1alpha1.Dataset) error {
+	err := r.Client.Get(ctx, key, ds)
+	if apierrors.IsNotFound(err) && r.Live != nil {
+		err = r.Live.Get(ctx, key, ds)
+	}
+	return err
+}
+
+// boundElsewhere names the runtime the Dataset is bound to, if not this one.
+func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType string) string {
+	for _, r := range ds.Status.Runtimes {
+		if r.Name != rt.GetName() || r.Type != runtimeType {
+			return r.Type + " runtime " + r.Name
+		}
+	}
+	return ""
+}
+
+// resolveEngine settles this reconcile's engine and the release's values.
+// An engines.Resolver reads the objects the runtime depends on here, once;
+// the rest of the reconcile asks the engine it returned. An engine error
+// (engines.Error) stops the reconcile with its reason
+// (EngineInstalled=False).
+func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	eng, err := r.Engine, error(nil)
+	if res, ok := eng.(engines.Resolver); ok {
+		eng, err = res.Resolve(ctx, r.Client, s.rt)
+	}
+	var values map[string]any
+	if err == nil {
+		values, err = eng.Values(s.ds, s.rt)
+	}
+	var engErr *engines.Error
+	if errors.As(err, &engErr) {
+		s.obs.engine = &engineVerdict{reason: engErr.Reason, message: engErr.Error()}
+		return ctrl.Result{}, false, nil
+	} else if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	s.eng, s.values = eng, values
+	return ctrl.Result{}, true, nil
+}
+
+// ensureRelease installs or upgrades the engine's release to the values
+// (EngineInstalled). A release found in sync is remembered (r.releases),
+// sparing the next reconciles a read of Helm's storage.
+func (r *Reconciler) ensureRelease(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	chart, err := r.chart.Load(r.Engine.Chart())
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	hc, err := r.Helm(s.rt.GetNamespace())
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	desired, memoKey := helm.Desired{Chart: chart, Values: s.values}, client.ObjectKeyFromObject(s.rt).String()
+	digest, digestErr := desired.Digest() // without one, Helm's storage is always read
+	state, act := helm.InSync, helm.ActionNone
+	if digestErr != nil || !r.releases.InSync(memoKey, digest) {
+		state, act, err = hc.Ensure(ctx, s.rt.GetName(), desired)
+		// In sync as found, or just installed or upgraded to desired.
+		if err == nil && digestErr == nil && (state == helm.InSync || act == helm.ActionInstall || act == helm.ActionUpgrade) {
+			r.releases.Record(memoKey, digest)
+		}
+	}
+	if act != helm.ActionNone {
+		ctrl.LoggerFrom(ctx).Info("engine release", "state", state, "action", act)
+		if act != helm.ActionWait {
+			r.event(s.rt, corev1.EventTypeNormal, "Release", string(act), "engine release %s: %s (was %s)", s.rt.GetName(), act, state)
+		}
+	}
+	s.act = act
+	if err != nil {
+		s.obs.engine = &engineVerdict{reason: ReasonReleaseFailed, message: err.Error()}
+		return ctrl.Result{RequeueAfter: waitRelease}, false, nil
+	}
+	s.obs.engine = &engineVerdict{}
+	return ctrl.Result{}, true, nil
+}
+
+// observeWorkloads reads the release's masters, workers and FUSE
+// (MastersReady, WorkersReady); until every desired master and worker is
+// ready the runtime waits.
+func (r *Reconciler) observeWorkloads(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	c, err := r.observeComponents(ctx, s.eng, s.rt)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	s.obs.components = c
+	if c.waiting() == "" {
+		return ctrl.Result{}, true, nil
+	}
+	if s.act != helm.ActionNone && s.act != helm.ActionWait {
+		// The release was just changed: the cache shows its workloads as
+		// they were before, if at all. The reconcile their changes wake
+		// (or the requeue) writes the status, often straight to Ready when
+		// the controller is busy; the release's event says what happened.
+		s.report = false
+	}
+	return ctrl.Result{RequeueAfter: waitWorkers}, false, nil
+}
+
+// ensureVolumes creates the Dataset's PVC, then its PV bound in advance to
+// that PVC by name and UID, so that the PV controller only has to record
+// the binding (a PV that names its claim without UID is rewritten first).
+// The PV records the engine's FUSE volume.
+func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	pvc, err := volume.PVC(s.ds)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if err := r.createIfMissing(ctx, pvc); err != nil {
+		return ctrl.Result{}, false, fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	fuse := s.eng.Volume(s.rt)
+	pv, err := volume.PV(s.ds, volume.Spec{
+		FluidPath: fuse.Path, MountType: fuse.MountType, ClaimUID: pvc.UID,
+		RuntimeName: s.rt.GetName(), RuntimeNamespace: s.rt.GetNamespace(), CleanPolicy: string(fuse.CleanPolicy),
+	})
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if err := r.createIfMissing(ctx, pv); err != nil {
+		return ctrl.Result{}, false, fmt.Errorf("creating PV %s: %w", pv.Name, err)
+	}
+	return ctrl.Result{}, true, nil
+}
+
+// createIfMissing creates obj unless the cache already holds it; obj is
+// then the object as stored (when the cache lags behind a create, it is
+// left as given).
+func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) error {
+	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
+	case err == nil:
+		return nil
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// bindDataset marks the Dataset Bound to the runtime (VolumeBound).
+func (r *Reconciler) bindDataset(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	before := s.ds.DeepCopy()
+	s.ds.Status = boundDatasetStatus(s.ds, s.rt, r.Engine.Type())
+	if !equality.Semantic.DeepEqual(before.Status, s.ds.Status) {
+		if err := r.Client.Status().Patch(ctx, s.ds, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, false, err
+		}
+	}
+	s.obs.bound = true
+	return ctrl.Result{}, true, nil
+}
+
+// labelCacheNodes keeps the Dataset's cache labels on the nodes running
+// its ready workers (the runtime's cacheAffinity).
+func (r *Reconciler) labelCacheNodes(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	aff, err := r.labelNodes(ctx, s.ds, s.rt)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	s.obs.cacheAffinity = aff
+	return ctrl.Result{}, true, nil
+}
+
+// readCacheStates reads the cache figures from the engine's metrics (the
+// runtime's and the Dataset's cacheStates).
+func (r *Reconciler) readCacheStates(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	ready := s.rt.GetRuntimeStatus().WorkerNumberReady
+	if c := s.obs.components; c != nil && c.workers != nil {
+		ready = c.workers.ready
+	}
+	states, err := r.observeCache(ctx, s.eng, s.ds, s.rt, ready)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	s.obs.cacheStates = states
+	return ctrl.Result{}, true, nil
+}
+
+// delete uninstalls the release, removes the PVC and PV, returns the
+// Dataset to NotBound and releases the finalizer.
+func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) error {
+	if !controllerutil.ContainsFinalizer(rt, Finalizer) {
+		return nil
+	}
+	hc, err := r.Helm(rt.GetNamespace())
+	if err != nil {
+		return err
+	}
+	r.releases.Forget(client.ObjectKeyFromObject(rt).String())
+	if err := hc.Uninstall(rt.GetName()); err != nil {
+		return err
+	}
+	ds := &datav1alpha1.Dataset{}
+	err = r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
+	key, found := datav1alpha1.DatasetKey{Namespace: rt.GetNamespace(), Name: rt.GetName()}, (*datav1alpha1.Dataset)(nil)
+	if err == nil {
+		key, found = datav1alpha1.KeyOf(ds), ds
+	}
+	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {
+		return err
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return err
+	default:
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}}
+		if err := r.Client.Delete(ctx, pvc); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(ds)}}
+		if err := r.Client.Delete(ctx, pv); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		patch := client.MergeFrom(ds.DeepCopy())
+		ds.Status = unboundDatasetStatus(ds, rt, r.Engine.Type())
+		if err := r.Client.Status().Patch(ctx, ds, patch); err != nil {
+			return err
+		}
+	}
+	controllerutil.RemoveFinalizer(rt, Finalizer)
+	return r.Client.Update(ctx, rt)
+}

@@ -1,0 +1,320 @@
+package cacheruntime
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// observations are what one reconcile saw that the runtime's status
+// reports: the input of runtimeStatus. A nil field was not observed this
+// round (an earlier phase stopped the reconcile), and the status keeps what
+// it said.
+type observations struct {
+	// now is the reconcile's clock: condition transitions and the
+	// progress throttle (progressEvery).
+	now time.Time
+	// generation is the runtime's metadata.generation as read.
+	generation int64
+	// dataset names the Dataset ("namespace/name") in messages.
+	dataset string
+	// inUse names the Pods that hold the runtime's deletion back.
+	inUse []string
+	// datasetFound says whether the Dataset exists and whom it is bound to.
+	datasetFound *datasetFound
+	// engine is the engine's and Helm's verdict on the release.
+	engine *engineVerdict
+	// components are the release's workloads.
+	components *componentCounts
+	// bound: the PVC and PV exist and the Dataset is Bound to the runtime.
+	bound bool
+	// cacheAffinity points at the nodes labelled as holding the cache.
+	cacheAffinity *corev1.NodeAffinity
+	// cacheStates are the figures read from the engine's metrics.
+	cacheStates datav1alpha1.CacheStateList
+}
+
+// datasetFound is what the reconcile found of the Dataset.
+type datasetFound struct {
+	exists bool
+	// boundElsewhere names the other runtime the Dataset is bound to.
+	boundElsewhere string
+}
+
+// engineVerdict is why the release is not installed and in sync (an
+// engine error's reason, or ReleaseFailed), "" when it is.
+type engineVerdict struct {
+	reason, message string
+}
+
+// componentCounts are the release's workloads as observed.
+type componentCounts struct {
+	// masters and workers are nil when the engine runs none.
+	masters, workers *counts
+	// selector is the worker StatefulSet's selector, nil without one.
+	selector *string
+	// fuse is the FUSE DaemonSet's status, nil without one.
+	fuse *appsv1.DaemonSetStatus
+}
+
+// counts are one StatefulSet's observed figures.
+type counts struct {
+	desired, current, ready, available int32
+	phase                              datav1alpha1.RuntimePhase
+	// done: every desired replica is ready in the current generation.
+	done bool
+}
+
+// observeStatefulSet reads a StatefulSet's counts; nil (not created yet)
+// is not ready.
+func observeStatefulSet(sts *appsv1.StatefulSet) counts {
+	if sts == nil {
+		return counts{phase: datav1alpha1.RuntimePhaseNotReady}
+	}
+	desired := int32(1)
+	if sts.Spec.Replicas != nil {
+		desired = *sts.Spec.Replicas
+	}
+	st := sts.Status
+	return counts{
+		desired: desired, current: st.Replicas, ready: st.ReadyReplicas, available: st.AvailableReplicas,
+		phase: workerPhase(st.ReadyReplicas, desired),
+		done:  st.ReadyReplicas >= desired && st.ObservedGeneration >= sts.Generation,
+	}
+}
+
+// runtimeStatus is the runtime's status after a reconcile that observed o,
+// starting from prev (the status as stored): the counts and Fluid's phase
+// fields of what was observed, the root conditions and Ready summarising
+// them, and observedGeneration.
+func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alpha1.RuntimeStatus {
+	s := prev.DeepCopy()
+	s.ObservedGeneration = o.generation
+	if c := o.components; c != nil {
+		if m := c.masters; m != nil {
+			s.DesiredMasterNumberScheduled, s.CurrentMasterNumberScheduled, s.MasterNumberReady = m.desired, m.current, m.ready
+			s.MasterPhase = m.phase
+		}
+		if w := c.workers; w != nil {
+			s.DesiredWorkerNumberScheduled, s.CurrentWorkerNumberScheduled, s.WorkerNumberReady = w.desired, w.current, w.ready
+			s.WorkerNumberAvailable, s.WorkerNumberUnavailable = w.available, max(0, w.desired-w.available)
+			s.WorkerPhase = w.phase
+			if c.selector != nil {
+				s.Selector = *c.selector
+			}
+		}
+		if f := c.fuse; f != nil {
+			s.DesiredFuseNumberScheduled, s.CurrentFuseNumberScheduled, s.FuseNumberReady = f.DesiredNumberScheduled, f.CurrentNumberScheduled, f.NumberReady
+			s.FuseNumberAvailable, s.FuseNumberUnavailable = f.NumberAvailable, f.NumberUnavailable
+			s.FusePhase = workerPhase(f.NumberReady, f.DesiredNumberScheduled)
+		}
+	}
+	if o.cacheAffinity != nil {
+		s.CacheAffinity = o.cacheAffinity.DeepCopy()
+	}
+	if o.cacheStates != nil {
+		s.CacheStates = o.cacheStates
+	}
+	s.Conditions = conditions(s.Conditions, o)
+	return s
+}
+
+// workerPhase derives a component phase (Fluid's masterPhase, workerPhase,
+// fusePhase) from ready and desired counts.
+func workerPhase(ready, desired int32) datav1alpha1.RuntimePhase {
+	switch {
+	case ready >= desired:
+		return datav1alpha1.RuntimePhaseReady
+	case ready > 0:
+		return datav1alpha1.RuntimePhasePartialReady
+	}
+	return datav1alpha1.RuntimePhaseNotReady
+}
+
+// verdict is one condition's value.
+type verdict struct {
+	status          metav1.ConditionStatus
+	reason, message string
+}
+
+// roots are the root conditions o decides, by type; the others were not
+// observed this round.
+func roots(o observations) map[string]verdict {
+	v := map[string]verdict{}
+	if d := o.datasetFound; d != nil {
+		switch {
+		case !d.exists:
+			v[ConditionDatasetAvailable] = verdict{metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset " + o.dataset}
+		case d.boundElsewhere != "":
+			v[ConditionDatasetAvailable] = verdict{metav1.ConditionFalse, ReasonDatasetBoundElsewhere, fmt.Sprintf("Dataset %s is bound to %s", o.dataset, d.boundElsewhere)}
+		default:
+			v[ConditionDatasetAvailable] = verdict{metav1.ConditionTrue, ReasonDatasetFound, "Dataset " + o.dataset + " is available"}
+		}
+	}
+	if e := o.engine; e != nil {
+		if e.reason != "" {
+			v[ConditionEngineInstalled] = verdict{metav1.ConditionFalse, e.reason, e.message}
+		} else {
+			v[ConditionEngineInstalled] = verdict{metav1.ConditionTrue, ReasonReleaseInstalled, "the engine's release is installed"}
+		}
+	}
+	if c := o.components; c != nil {
+		v[ConditionMastersReady] = componentVerdict(c.masters, ReasonNoMasters, ReasonMastersReady, ReasonMastersNotReady, "masters")
+		v[ConditionWorkersReady] = componentVerdict(c.workers, ReasonNoWorkers, ReasonWorkersReady, ReasonWorkersNotReady, "workers")
+	}
+	if o.bound {
+		v[ConditionVolumeBound] = verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
+	}
+	return v
+}
+
+func componentVerdict(c *counts, none, ready, notReady, what string) verdict {
+	switch {
+	case c == nil:
+		return verdict{metav1.ConditionTrue, none, "the engine runs no " + what}
+	case c.done:
+		return verdict{metav1.ConditionTrue, ready, "every desired " + strings.TrimSuffix(what, "s") + " is ready"}
+	}
+	return verdict{metav1.ConditionFalse, notReady, waitMessages[notReady]}
+}
+
+// conditions are prev with the root conditions o decides, those never
+// decided Unknown (Pending), and Ready summarising them (or InUse while a
+// deletion waits).
+func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
+	conds := slices.Clone(prev)
+	set := func(typ string, v verdict) {
+		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: v.message,
+			ObservedGeneration: o.generation, LastTransitionTime: metav1.NewTime(o.now)})
+	}
+	decided := roots(o)
+	var ready *verdict
+	for _, typ := range rootConditions {
+		v, ok := decided[typ]
+		if ok {
+			set(typ, v)
+		} else if c := meta.FindStatusCondition(conds, typ); c != nil {
+			v = verdict{c.Status, c.Reason, c.Message}
+		} else {
+			v = verdict{metav1.ConditionUnknown, ReasonPending, "not evaluated yet"}
+			set(typ, v)
+		}
+		if ready == nil && v.status != metav1.ConditionTrue {
+			ready = &verdict{metav1.ConditionFalse, v.reason, v.message}
+		}
+	}
+	switch {
+	case o.inUse != nil:
+		ready = &verdict{metav1.ConditionFalse, ReasonInUse,
+			fmt.Sprintf("deletion waits for Pods using the Dataset's PVC to finish: %s", strings.Join(o.inUse, ", "))}
+	case ready == nil:
+		ready = &verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
+	}
+	set(ConditionReady, *ready)
+	return conds
+}
+
+// progressEvery bounds how often the status of a runtime that waits for its
+// masters or workers is rewritten only because figures that do not decide
+// its readiness moved: scheduling counts (the StatefulSet appeared, pods
+// were created or scheduled) and FUSE figures (FUSE runs only where Pods
+// use the Dataset, so it never holds binding back). Each of those changes
+// wakes the runtime, and each status write is an API write that every
+// watcher of the runtime receives. Everything else (the conditions, master
+// and worker phases and ready counts) is written at once; the rest waits
+// until progressEvery after the conditions last changed, and catches up
+// with the first reconcile after that (the waiting runtime's requeue).
+const progressEvery = 15 * time.Second
+
+// needsWrite says whether next (this reconcile's status) must be written
+// over stored (the status as stored): it differs, and not only in progress
+// figures of a waiting runtime whose conditions changed within
+// progressEvery of now.
+func needsWrite(stored, next *datav1alpha1.RuntimeStatus, now time.Time) bool {
+	if equality.Semantic.DeepEqual(stored, next) {
+		return false
+	}
+	ready := meta.FindStatusCondition(next.Conditions, ConditionReady)
+	waiting := ready != nil && waitMessages[ready.Reason] != ""
+	return !(waiting && progressOnly(stored, next) && now.Sub(lastTransition(stored)) < progressEvery)
+}
+
+// lastTransition is the latest transition of any of the conditions.
+func lastTransition(s *datav1alpha1.RuntimeStatus) time.Time {
+	var t time.Time
+	for _, c := range s.Conditions {
+		if c.LastTransitionTime.After(t) {
+			t = c.LastTransitionTime.Time
+		}
+	}
+	return t
+}
+
+// progressOnly reports whether two runtime statuses differ in no more than
+// the figures progressEvery describes.
+func progressOnly(a, b *datav1alpha1.RuntimeStatus) bool {
+	a, b = a.DeepCopy(), b.DeepCopy()
+	for _, s := range []*datav1alpha1.RuntimeStatus{a, b} {
+		s.DesiredMasterNumberScheduled, s.CurrentMasterNumberScheduled = 0, 0
+		s.DesiredWorkerNumberScheduled, s.CurrentWorkerNumberScheduled, s.WorkerNumberAvailable, s.WorkerNumberUnavailable = 0, 0, 0, 0
+		s.Selector = ""
+		s.FusePhase, s.DesiredFuseNumberScheduled, s.CurrentFuseNumberScheduled = "", 0, 0
+		s.FuseNumberReady, s.FuseNumberAvailable, s.FuseNumberUnavailable = 0, 0, 0
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// readyNote is a Ready transition worth an Event.
+type readyNote struct {
+	typ, reason, note string
+}
+
+// readyEvent is the Event for Ready going from prev (nil: never set) to
+// next, if any: every change of Ready's status or reason, except a new
+// runtime starting to wait (its release event says it started). Waiting,
+// binding and a missing Dataset are Normal; every other failure a Warning.
+func readyEvent(prev, next *metav1.Condition) (readyNote, bool) {
+	if next == nil {
+		return readyNote{}, false
+	}
+	starting := prev == nil && waitMessages[next.Reason] != ""
+	if starting || prev != nil && prev.Status == next.Status && prev.Reason == next.Reason {
+		return readyNote{}, false
+	}
+	typ := corev1.EventTypeNormal
+	if next.Status != metav1.ConditionTrue && waitMessages[next.Reason] == "" && next.Reason != ReasonDatasetNotFound {
+		typ = corev1.EventTypeWarning
+	}
+	return readyNote{typ: typ, reason: next.Reason, note: next.Message}, true
+}
+
+// boundDatasetStatus is the Dataset's status once bound to rt: phase Bound,
+// the runtime in status.runtimes, the mounts as specified and Ready.
+func boundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
+	s := *ds.Status.DeepCopy()
+	s.Phase = datav1alpha1.BoundDatasetPhase
+	s.Runtimes = []datav1alpha1.Runtime{{Name: rt.GetName(), Namespace: rt.GetNamespace(), Type: runtimeType, Category: datav1alpha1.AccelerateCategory}}
+	s.Mounts = ds.Spec.Mounts
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonBound,
+		Message: fmt.Sprintf("bound to %s runtime %s", runtimeType, rt.GetName()), ObservedGeneration: ds.Generation})
+	return s
+}
+
+// unboundDatasetStatus is the Dataset's status once its runtime is
+// deleted: NotBound, without runtimes, cache states or mounts.
+func unboundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
+	s := *ds.Status.DeepCopy()
+	s.Phase, s.Runtimes, s.CacheStates, s.Mounts = datav1alpha1.NotBoundDatasetPhase, nil, nil, nil
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonRuntimeDeleted,
+		Message: fmt.Sprintf("%s runtime %s was deleted", runtimeType, rt.GetName()), ObservedGeneration: ds.Generation})
+	return s
+}
