@@ -151,26 +151,44 @@ func checkObjects(ctx context.Context, t *testing.T, c client.Client, rel *relea
 		case !present && !apierrors.IsNotFound(err):
 			t.Errorf("%s %s/%s is still there after uninstall (%v)", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		case present:
-			checkReady(t, live)
+			checkReady(ctx, t, c, live)
 		}
 	}
 }
 
 // checkReady checks a workload's status: every replica ready (kwok ran
-// the Pods), on every node for the DaemonSet.
-func checkReady(t *testing.T, o *unstructured.Unstructured) {
+// the Pods), on every node for the DaemonSet. Helm's wait can end before
+// the DaemonSet controller counts a node that became ready late (it saw
+// "2 of 2" on 3 nodes), so the status is polled for a while first.
+func checkReady(ctx context.Context, t *testing.T, c client.Client, o *unstructured.Unstructured) {
 	t.Helper()
+	var notReady string
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			return false, err
+		}
+		notReady = readiness(o)
+		return notReady == "", nil
+	})
+	if err != nil {
+		t.Errorf("%s (%v)", notReady, err)
+	}
+}
+
+// readiness says what is not ready about a workload, "" when nothing is.
+func readiness(o *unstructured.Unstructured) string {
 	n := func(f ...string) int64 { v, _, _ := unstructured.NestedInt64(o.Object, f...); return v }
 	switch o.GetKind() {
 	case "Deployment":
 		if want, got := n("spec", "replicas"), n("status", "readyReplicas"); want == 0 || got != want {
-			t.Errorf("Deployment %s: %d of %d replicas ready", o.GetName(), got, want)
+			return fmt.Sprintf("Deployment %s: %d of %d replicas ready", o.GetName(), got, want)
 		}
 	case "DaemonSet":
 		if want, got := n("status", "desiredNumberScheduled"), n("status", "numberReady"); want != 3 || got != want {
-			t.Errorf("DaemonSet %s: %d of %d ready (3 nodes)", o.GetName(), got, want)
+			return fmt.Sprintf("DaemonSet %s: %d of %d ready (3 nodes)", o.GetName(), got, want)
 		}
 	}
+	return ""
 }
 
 func removeCRDs(ctx context.Context, t *testing.T, c client.Client, group string) {
@@ -320,7 +338,7 @@ func upgradeKeepsWhatTheWebhookWrote(ctx context.Context, t *testing.T, c client
 	if err := c.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: "sluice-webhook"}, dep); err != nil {
 		t.Fatal(err)
 	}
-	checkReady(t, dep)
+	checkReady(ctx, t, c, dep)
 }
 
 func getCluster(ctx context.Context, t *testing.T, c client.Client, kind string) *unstructured.Unstructured {
