@@ -35,17 +35,17 @@ type ClaimReconciler struct {
 
 // Reconcile implements reconcile.Reconciler for one operation kind.
 func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	op, ok := claim.NewOperation(r.Kind)
+	op, ok := datav1alpha1.NewOperation(r.Kind)
 	if !ok {
 		return ctrl.Result{}, fmt.Errorf("unknown operation kind %q", r.Kind)
 	}
 	if err := r.Client.Get(ctx, req.NamespacedName, op); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if op.GetDeletionTimestamp() != nil || claim.Finished(op) {
+	if op.GetDeletionTimestamp() != nil || op.GetOperationStatus().Finished() {
 		return ctrl.Result{}, nil // the ReleaseReconciler releases it
 	}
-	ns, name, ok := claim.Target(op)
+	ns, name, ok := op.GetTargetDataset()
 	if !ok || ns != op.GetNamespace() {
 		return ctrl.Result{}, r.setCondition(ctx, op, metav1.ConditionFalse, ReasonNoTarget, "the operation names no Dataset in its own namespace")
 	}
@@ -67,8 +67,8 @@ func (r *ClaimReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 // setCondition writes the DatasetClaimed condition when it changes; an
 // operation that waits for its Dataset is Pending.
-func (r *ClaimReconciler) setCondition(ctx context.Context, op client.Object, status metav1.ConditionStatus, reason, msg string) error {
-	s := operationStatus(op)
+func (r *ClaimReconciler) setCondition(ctx context.Context, op datav1alpha1.OperationObject, status metav1.ConditionStatus, reason, msg string) error {
+	s := op.GetOperationStatus()
 	cond := metav1.Condition{Type: ConditionDatasetClaimed, Status: status, Reason: reason, Message: msg, ObservedGeneration: op.GetGeneration()}
 	changed := meta.SetStatusCondition(&s.Conditions, cond)
 	if status == metav1.ConditionFalse && s.Phase == datav1alpha1.PhaseNone {
@@ -78,8 +78,4 @@ func (r *ClaimReconciler) setCondition(ctx context.Context, op client.Object, st
 		return nil
 	}
 	return r.Client.Status().Update(ctx, op)
-}
-
-func operationStatus(op client.Object) *datav1alpha1.OperationStatus {
-	return op.(datav1alpha1.OperationObject).GetOperationStatus()
 }

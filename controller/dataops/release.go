@@ -74,7 +74,7 @@ func (r *ReleaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // stale reports whether a holder no longer holds, or how long until a
 // missing operation's claim expires.
 func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim.Holder) (bool, time.Duration, error) {
-	op, ok := claim.NewOperation(h.Kind)
+	op, ok := datav1alpha1.NewOperation(h.Kind)
 	if !ok {
 		return false, 0, nil
 	}
@@ -89,7 +89,7 @@ func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim
 	case err != nil:
 		return false, 0, err
 	}
-	return op.GetDeletionTimestamp() != nil || claim.Finished(op), 0, nil
+	return op.GetDeletionTimestamp() != nil || op.GetOperationStatus().Finished(), 0, nil
 }
 
 // hasHolders reports whether any operation holds the Dataset, as

@@ -51,7 +51,7 @@ func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	b := builder.ControllerManagedBy(mgr).Named("dataset-claims").For(&datav1alpha1.Dataset{}, builder.WithPredicates(held))
 	for _, k := range kinds {
-		op, _ := claim.NewOperation(k)
+		op, _ := datav1alpha1.NewOperation(k)
 		b = b.Watches(op, toDataset)
 	}
 	if err := b.Complete(&ReleaseReconciler{Client: r.Live, Cache: r.Client, Grace: r.Grace}); err != nil {
@@ -59,7 +59,7 @@ func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	claimer := &claim.Claimer{Client: r.Live, Grace: r.Grace, Attempts: 8}
 	for _, k := range kinds {
-		op, _ := claim.NewOperation(k)
+		op, _ := datav1alpha1.NewOperation(k)
 		err := builder.ControllerManagedBy(mgr).Named(k + "-claim").For(op).
 			Complete(&ClaimReconciler{Kind: k, Client: r.Client, Claimer: claimer, Conflicts: r.Conflicts})
 		if err != nil {

@@ -119,7 +119,7 @@ func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client
 }
 
 func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *datav1alpha1.OperationRef) (bool, error) {
-	op, ok := claim.NewOperation(string(ref.Kind))
+	op, ok := datav1alpha1.NewOperation(string(ref.Kind))
 	if !ok {
 		return false, nil
 	}
