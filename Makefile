@@ -116,16 +116,20 @@ $(CONTROLLER_GEN): tests/tools/codegen/go.mod tests/tools/codegen/go.sum
 $(GOLANGCI_LINT): tests/tools/lint/go.mod tests/tools/lint/go.sum
 	hack/tool.sh tests/tools/lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint $@
 
-$(KUBE_APISERVER): tests/tools/kube/go.mod tests/tools/kube/go.sum
+# The version stamped into the Kubernetes binaries (tests/tools/kube/ldflags.sh)
+# is part of their cache key; a bin/ copy older than it is replaced.
+KUBE_TOOLS_DEPS := tests/tools/kube/go.mod tests/tools/kube/go.sum tests/tools/kube/ldflags.sh
+
+$(KUBE_APISERVER): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-apiserver $@
 
 $(ETCD): tests/tools/etcd/go.mod tests/tools/etcd/go.sum
 	hack/tool.sh tests/tools/etcd go.etcd.io/etcd/server/v3 $@
 
-$(KUBE_SCHEDULER): tests/tools/kube/go.mod tests/tools/kube/go.sum
+$(KUBE_SCHEDULER): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-scheduler $@
 
-$(KUBE_CM): tests/tools/kube/go.mod tests/tools/kube/go.sum
+$(KUBE_CM): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-controller-manager $@
 
 $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
