@@ -26,6 +26,9 @@ KUBE_SCHEDULER := $(BIN)/kube-scheduler
 KUBE_CM        := $(BIN)/kube-controller-manager
 KWOK           := $(BIN)/kwok
 KWOK_STAGES    := $(BIN)/kwok-stages.yaml
+CM_CONTROLLER  := $(BIN)/cert-manager-controller
+CM_CAINJECTOR  := $(BIN)/cert-manager-cainjector
+CM_CRDS        := $(BIN)/cert-manager-crds.yaml
 
 export KUBEBUILDER_ASSETS := $(BIN)
 
@@ -40,7 +43,7 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole (config/rbac) and their copies in charts/sluice.
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=sluice-controller paths=./controller/... output:rbac:artifacts:config=config/rbac
@@ -102,7 +105,7 @@ dev: build kube-binaries ## Run Sluice on an embedded local control plane with t
 	$(BIN)/sluice dev --demo
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
@@ -110,22 +113,29 @@ kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from t
 .PHONY: sim-binaries
 sim-binaries: kube-binaries $(KUBE_SCHEDULER) $(KUBE_CM) $(KWOK) $(KWOK_STAGES) ## Build the simulated cluster's scheduler, controller-manager and kwok into bin/.
 
+.PHONY: certmanager-binaries
+certmanager-binaries: $(CM_CONTROLLER) $(CM_CAINJECTOR) $(CM_CRDS) ## Build cert-manager's controller and cainjector (tests/tools/certmanager) and write its CRDs into bin/.
+
 $(CONTROLLER_GEN): tests/tools/codegen/go.mod tests/tools/codegen/go.sum
 	hack/tool.sh tests/tools/codegen sigs.k8s.io/controller-tools/cmd/controller-gen $@
 
 $(GOLANGCI_LINT): tests/tools/lint/go.mod tests/tools/lint/go.sum
 	hack/tool.sh tests/tools/lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint $@
 
-$(KUBE_APISERVER): tests/tools/kube/go.mod tests/tools/kube/go.sum
+# The version stamped into the Kubernetes binaries (tests/tools/kube/ldflags.sh)
+# is part of their cache key; a bin/ copy older than it is replaced.
+KUBE_TOOLS_DEPS := tests/tools/kube/go.mod tests/tools/kube/go.sum tests/tools/kube/ldflags.sh
+
+$(KUBE_APISERVER): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-apiserver $@
 
 $(ETCD): tests/tools/etcd/go.mod tests/tools/etcd/go.sum
 	hack/tool.sh tests/tools/etcd go.etcd.io/etcd/server/v3 $@
 
-$(KUBE_SCHEDULER): tests/tools/kube/go.mod tests/tools/kube/go.sum
+$(KUBE_SCHEDULER): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-scheduler $@
 
-$(KUBE_CM): tests/tools/kube/go.mod tests/tools/kube/go.sum
+$(KUBE_CM): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-controller-manager $@
 
 $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
@@ -134,6 +144,19 @@ $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
 $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages.sh
 	hack/kwok-stages.sh $@
 
+# The certmanager tools module builds commands of its own: its sources are
+# part of their cache key too (hack/tool.sh).
+CM_TOOLS_DEPS := tests/tools/certmanager/go.mod tests/tools/certmanager/go.sum $(wildcard tests/tools/certmanager/*/*.go)
+
+$(CM_CONTROLLER): $(CM_TOOLS_DEPS)
+	hack/tool.sh tests/tools/certmanager github.com/sluice-data/sluice/tests/tools/certmanager/controller $@
+
+$(CM_CAINJECTOR): $(CM_TOOLS_DEPS)
+	hack/tool.sh tests/tools/certmanager github.com/sluice-data/sluice/tests/tools/certmanager/cainjector $@
+
+$(CM_CRDS): tests/tools/certmanager/go.mod tests/tools/certmanager/go.sum hack/cert-manager-crds.sh
+	hack/cert-manager-crds.sh $@
+
 ##@ Test
 
 .PHONY: test-unit
@@ -141,7 +164,7 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
-test: sim-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster (binaries built when missing).
+test: sim-binaries certmanager-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers (binaries built when missing).
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 	# Bundle loads and specialised-query builds run concurrently (webhook/internal/opalock).
 	$(GO) test -race $(TEST_FLAGS) ./webhook/policy/... ./webhook/internal/...

@@ -1,9 +1,11 @@
 package controller
 
 // The controller's permissions, generated into config/rbac/role.yaml by
-// `make generate` (controller-gen). They cover what the reconcilers read and
-// write, and what the engines' Helm releases create, upgrade and delete in
-// runtimes' namespaces (and Helm's release records, kept in Secrets).
+// `make generate` (controller-gen): a ClusterRole for what the reconcilers
+// read and write, and what the engines' Helm releases create, upgrade and
+// delete in runtimes' namespaces (and Helm's release records, kept in
+// Secrets); and a Role in the controller's own namespace (sluice-system here,
+// the release namespace in the chart) for its leader-election lease.
 
 // Sluice's API: Datasets, runtimes and data operations.
 // +kubebuilder:rbac:groups=data.fluid.io,resources=datasets;alluxioruntimes;juicefsruntimes;jindoruntimes;thinruntimes;dataloads;datamigrates;databackups;dataprocesses,verbs=get;list;watch;update;patch
@@ -16,11 +18,23 @@ package controller
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 
-// The engines' releases and Helm's release records.
+// The engines' releases.
 // +kubebuilder:rbac:groups=apps,resources=statefulsets;daemonsets,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=configmaps;services;secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 
-// Events, and the leader-election lease.
+// Helm's release records: its secret storage driver (controller/helm) keeps
+// one Secret per revision in the runtime's namespace, which may be any
+// namespace, and reads, lists (by label), creates, updates and deletes them;
+// it never watches or patches. Engines read no Secret: they name the user's
+// credential Secrets in the Pods they render and the kubelet reads them.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;create;update;delete
+
+// Events.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
+
+// The leader-election lease (manager.go's LeaderElectionID), in the
+// controller's namespace only: client-go's lease lock creates it, then gets
+// and updates it by name.
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,verbs=create
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,resourceNames=sluice-controller.data.fluid.io,verbs=get;update

@@ -8,10 +8,13 @@
 //     and stores the chart in the release record (a Secret, at most 1 MiB);
 //     compact JSON keeps the CRDs well inside that limit, where the same
 //     CRDs as YAML would take most of it;
-//   - charts/sluice/files/controller-role.yaml: a copy of
-//     config/rbac/role.yaml, the controller's ClusterRole generated from the
-//     +kubebuilder:rbac markers, whose rules the chart's controller
-//     ClusterRole renders unchanged.
+//   - charts/sluice/files/controller-role.yaml and
+//     controller-namespace-role.yaml: the two documents of
+//     config/rbac/role.yaml, which controller-gen generates from the
+//     +kubebuilder:rbac markers: the controller's ClusterRole, and its Role
+//     in its own namespace (markers with namespace=sluice-system, such as the
+//     leader-election lease's). The chart renders their rules unchanged, the
+//     Role's in the release namespace.
 //
 // Files it did not write are removed from crds/, so a deleted CRD leaves the
 // chart too. `make verify` fails when its output differs from the committed

@@ -72,13 +72,30 @@ func TestCRDsAreTheGeneratedOnes(t *testing.T) {
 	}
 }
 
-// TestControllerRulesAreGenerated checks that the controller's ClusterRole
-// has exactly the rules controller-gen generated from the markers.
+// TestControllerRulesAreGenerated checks that the controller's ClusterRole,
+// and its Role in the release namespace, have exactly the rules
+// controller-gen generated from the markers.
 func TestControllerRulesAreGenerated(t *testing.T) {
-	want := readDocs(t, "config/rbac/role.yaml")[0].Object["rules"]
-	got := find(t, render(t, nil), "ClusterRole", "sluice-controller").Object["rules"]
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("the chart's controller rules differ from config/rbac/role.yaml (-generated +chart):\n%s", diff)
+	// Not the markers' namespace (sluice-system), to see the Role follow
+	// the release.
+	const releaseNS = "data-platform"
+	rel, err := dryRun(loadChart(t), nil, releaseNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := objects(t, rel.Manifest)
+	generated := readDocs(t, "config/rbac/role.yaml")
+	if len(generated) != 2 {
+		t.Fatalf("config/rbac/role.yaml has %d roles, want the ClusterRole and the Role in the controller's namespace", len(generated))
+	}
+	for _, want := range generated {
+		got := find(t, objs, want.GetKind(), "sluice-controller")
+		if diff := cmp.Diff(want.Object["rules"], got.Object["rules"]); diff != "" {
+			t.Errorf("the chart's controller %s rules differ from config/rbac/role.yaml (-generated +chart):\n%s", want.GetKind(), diff)
+		}
+		if want.GetKind() == "Role" && got.GetNamespace() != releaseNS {
+			t.Errorf("the controller's Role is in namespace %q, want the release namespace %q", got.GetNamespace(), releaseNS)
+		}
 	}
 }
 
