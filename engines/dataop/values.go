@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/charts"
 	"github.com/sluice-data/sluice/engines"
 )
@@ -103,15 +104,19 @@ func Check(req engines.OperationRequest) error {
 	if req.Op == nil || req.Dataset == nil {
 		return engines.Invalid("an operation request needs the operation and its Dataset")
 	}
+	field := "spec.dataset"
+	if _, migrate := req.Op.(*datav1alpha1.DataMigrate); migrate {
+		field = "spec.from.dataset or spec.to.dataset"
+	}
 	ns, name, ok := req.Op.GetTargetDataset()
 	if !ok {
-		return engines.Invalid("spec.dataset: the operation names no Dataset")
+		return engines.Invalid("%s: the operation names no Dataset", field)
 	}
 	if ns != req.Dataset.Namespace || name != req.Dataset.Name {
-		return engines.Invalid("spec.dataset names %s/%s, but the request carries Dataset %s/%s", ns, name, req.Dataset.Namespace, req.Dataset.Name)
+		return engines.Invalid("%s names %s/%s, but the request carries Dataset %s/%s", field, ns, name, req.Dataset.Namespace, req.Dataset.Name)
 	}
 	if ns != req.Op.GetNamespace() {
-		return engines.Invalid("spec.dataset: Dataset %s/%s is not in the operation's namespace %s", ns, name, req.Op.GetNamespace())
+		return engines.Invalid("%s: Dataset %s/%s is not in the operation's namespace %s", field, ns, name, req.Op.GetNamespace())
 	}
 	return nil
 }
