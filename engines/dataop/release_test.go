@@ -189,6 +189,17 @@ func TestChartSchema(t *testing.T) {
 	if _, err := helm.Render(context.Background(), c, rel.Values, "warm-load", "team-a"); err != nil {
 		t.Fatalf("the values Release computes do not render: %v", err)
 	}
+	// Labels the pod metadata would overwrite stay the operation's, should
+	// values ever carry one (Release refuses them before).
+	values, err := engines.ToPlain(rel.Values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values["pod"].(map[string]any)["labels"] = map[string]any{engines.LabelOperationName: "other", dataop.LabelInstance: "other", "team": "a"}
+	op := enginetest.RenderOperation(t, engines.OperationRelease{Chart: rel.Chart, Values: values}, "warm-load", "team-a")
+	if l := op.Pod().Labels; l[engines.LabelOperationName] != "warm" || l[dataop.LabelInstance] != "warm-load" || l["team"] != "a" {
+		t.Errorf("pod labels %v: the operation's must win over the pod's own", l)
+	}
 	for name, change := range map[string]func(v map[string]any){
 		"unknown policy":          func(v map[string]any) { v["policy"] = "OnEvent" },
 		"Cron without a schedule": func(v map[string]any) { v["policy"], v["schedule"] = "Cron", "" },
