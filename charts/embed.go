@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake
+//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake all:dataop
 var all embed.FS
 
 // Each engine's chart: the directory's files, rooted at Chart.yaml.
@@ -18,6 +18,10 @@ var (
 	// of a pause image, nothing else.
 	Fake = mustSub("fake")
 )
+
+// DataOp is the chart of one data operation: the Job, or the CronJob for
+// policy Cron, that runs it (values from engines/dataop).
+var DataOp = mustSub("dataop")
 
 func mustSub(dir string) fs.FS {
 	sub, err := fs.Sub(all, dir)

@@ -11,7 +11,8 @@ import (
 
 // Operations is implemented by engines that run data operations (DataLoad,
 // DataMigrate, DataBackup) against their runtimes. DataProcess does not
-// depend on the engine: package engines/process renders it for every one.
+// depend on the engine: package engines/process renders it for every one,
+// and an engine asked for a DataProcess answers ReasonUnsupported.
 type Operations interface {
 	// Operation is the Helm release that runs req.Op. An engine that cannot
 	// run req.Op's kind returns an *Error with ReasonUnsupported whose
@@ -35,9 +36,12 @@ type OperationRequest struct {
 
 // OperationRelease is the chart and values that run an operation. The chart
 // creates exactly one workload named after the release: a batch/v1 Job, or
-// a batch/v1 CronJob when the operation's policy is Cron. Every string of
-// the spec reaches the manifests as data (quoted or structured values),
-// never spliced into YAML or a shell line.
+// a batch/v1 CronJob when the operation's policy is Cron (besides it, at
+// most a ConfigMap "<release>-files" holding a DataProcess script). The
+// workload and its pods carry OperationLabels(op) and
+// app.kubernetes.io/instance=<release>. Every string of the spec reaches
+// the manifests as data (quoted or structured values), never spliced into
+// YAML or a shell line.
 type OperationRelease struct {
 	Chart  fs.FS
 	Values map[string]any

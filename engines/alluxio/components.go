@@ -58,6 +58,12 @@ func masterOf(rt *datav1alpha1.AlluxioRuntime, replicas int32, u ufs, ports map[
 			runAs(rt.Spec.RunAs).user(jm.Env)},
 		Mounter: containerValues{Env: (&envBuilder{}).add(secretEnv(u.nestedSecrets)...).user(nil)},
 	}
+	// The master writes `fsadmin backup --local` backups to its node, where
+	// a DataBackup's pod reads them.
+	dirType := corev1.HostPathDirectoryOrCreate
+	v.Volumes = append(v.Volumes, corev1.Volume{Name: backupVolume, VolumeSource: corev1.VolumeSource{
+		HostPath: &corev1.HostPathVolumeSource{Path: BackupHostPath(rt.Namespace, rt.Name), Type: &dirType}}})
+	v.VolumeMounts = append(v.VolumeMounts, corev1.VolumeMount{Name: backupVolume, MountPath: BackupDir})
 	if u.localRoot {
 		v.Volumes = append(v.Volumes, corev1.Volume{Name: "ufs-root", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 		v.VolumeMounts = append(v.VolumeMounts, corev1.VolumeMount{Name: "ufs-root", MountPath: localRoot})

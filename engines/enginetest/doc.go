@@ -5,7 +5,10 @@
 // checking that an error is an InvalidSpec engines.Error, and, for each
 // engine's TestPlacementConcernsWorkersOnly, rendering datasets of each
 // placement and evaluating the workers' required pod anti-affinity against
-// the labels and namespaces of workers, FUSE and master pods.
+// the labels and namespaces of workers, FUSE and master pods. For data
+// operations it renders an operation's release and decodes its one
+// workload (RenderOperation), and says what a container's process receives
+// after the kubelet's $(VAR) expansion (Expand, Effective).
 //
 // Only the engines' _test.go files import it. Each engine's own assertions
 // stay in the engine's tests.

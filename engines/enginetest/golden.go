@@ -25,11 +25,29 @@ const GoldenDir = "testdata/golden"
 // instead, after a deliberate change.
 func Golden(t testing.TB, out map[string]string, templates []string) {
 	t.Helper()
+	golden(t, GoldenDir, out, templates)
+}
+
+// GoldenCase is Golden for one of several renders of a package, kept in
+// GoldenDir/<name> (e.g. testdata/golden/dataload-default).
+func GoldenCase(t testing.TB, name string, out map[string]string, templates []string) {
+	t.Helper()
+	dir := filepath.Join(GoldenDir, name)
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, dir, out, templates)
+}
+
+func golden(t testing.TB, dir string, out map[string]string, templates []string) {
+	t.Helper()
 	if diff := cmp.Diff(templates, helm.SortedKeys(out)); diff != "" {
 		t.Fatalf("rendered templates (-want +got):\n%s", diff)
 	}
 	for _, name := range templates {
-		golden := filepath.Join(GoldenDir, strings.ReplaceAll(name, "/", "_"))
+		golden := filepath.Join(dir, strings.ReplaceAll(name, "/", "_"))
 		if *update {
 			if err := os.WriteFile(golden, []byte(out[name]), 0o644); err != nil {
 				t.Fatal(err)

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"io/fs"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,7 +44,15 @@ func Render(t testing.TB, e engines.Engine, r client.Reader, ds *datav1alpha1.Da
 // release name in namespace, and returns the manifests by template file.
 func RenderValues(t testing.TB, e engines.Engine, values map[string]any, name, namespace string) map[string]string {
 	t.Helper()
-	c, err := helm.LoadChart(e.Chart())
+	return RenderChart(t, e.Chart(), values, name, namespace)
+}
+
+// RenderChart renders the chart in fsys with the Helm SDK for the values,
+// as the release name in namespace, and returns the manifests by template
+// file.
+func RenderChart(t testing.TB, fsys fs.FS, values map[string]any, name, namespace string) map[string]string {
+	t.Helper()
+	c, err := helm.LoadChart(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/charts"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 // Engine is the JuiceFS engine.
@@ -59,23 +60,15 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	}
 	src := ds.Spec.Mounts[0]
 	secretEnv := []map[string]any{}
-	for _, eo := range append(append([]datav1alpha1.EncryptOption{}, ds.Spec.SharedEncryptOptions...), src.EncryptOptions...) {
-		secretEnv = append(secretEnv, map[string]any{"name": envName(eo.Name), "secret": eo.ValueFrom.SecretKeyRef.Name, "key": eo.ValueFrom.SecretKeyRef.Key})
+	for _, s := range datasetSecrets(ds) {
+		secretEnv = append(secretEnv, map[string]any{"name": s.env, "secret": s.secret, "key": s.key})
 	}
 	cache, err := cacheValues(rt.Spec.TieredStore)
 	if err != nil {
 		return nil, err
 	}
-	image := map[string]any{"repository": "juicedata/juicefs-fuse", "tag": "ce-v1.2.1", "pullPolicy": "IfNotPresent"}
-	if v := rt.Spec.JuiceFSVersion; v.Image != "" {
-		image["repository"] = v.Image
-	}
-	if v := rt.Spec.JuiceFSVersion; v.ImageTag != "" {
-		image["tag"] = v.ImageTag
-	}
-	if v := rt.Spec.JuiceFSVersion; v.ImagePullPolicy != "" {
-		image["pullPolicy"] = v.ImagePullPolicy
-	}
+	img := runtimeImage(rt)
+	image := map[string]any{"repository": img.Repository, "tag": img.Tag, "pullPolicy": img.PullPolicy}
 	placement := string(ds.Spec.Placement)
 	if placement == "" {
 		placement = string(datav1alpha1.ExclusiveMode)
@@ -131,6 +124,31 @@ func component(res corev1.ResourceRequirements, sel map[string]string, env []cor
 		"resources": res, "nodeSelector": sel, "env": env, "options": opts, "hostNetwork": hostNetwork,
 		"podMetadata": map[string]any{"labels": pm.Labels, "annotations": pm.Annotations},
 	}
+}
+
+// DefaultImage is the JuiceFS image (community edition) unless
+// spec.juicefsVersion names another.
+var DefaultImage = dataop.Image{Repository: "juicedata/juicefs-fuse", Tag: "ce-v1.2.1", PullPolicy: corev1.PullIfNotPresent}
+
+// runtimeImage is the image of the runtime's workers and FUSE, which data
+// operations run too.
+func runtimeImage(rt *datav1alpha1.JuiceFSRuntime) dataop.Image {
+	return DefaultImage.With(rt.Spec.JuiceFSVersion)
+}
+
+// secretRef is an environment variable taken from a Secret key.
+type secretRef struct{ env, secret, key string }
+
+// datasetSecrets are the Dataset's encrypt options (sharedEncryptOptions,
+// then the first mount's) as the environment variables every JuiceFS
+// container reads them from, e.g. metaurl as METAURL.
+func datasetSecrets(ds *datav1alpha1.Dataset) []secretRef {
+	var out []secretRef
+	opts := append(append([]datav1alpha1.EncryptOption{}, ds.Spec.SharedEncryptOptions...), ds.Spec.Mounts[0].EncryptOptions...)
+	for _, eo := range opts {
+		out = append(out, secretRef{env: envName(eo.Name), secret: eo.ValueFrom.SecretKeyRef.Name, key: eo.ValueFrom.SecretKeyRef.Key})
+	}
+	return out
 }
 
 // envName turns an encrypt option name (metaurl, access-key) into an
