@@ -82,6 +82,9 @@ func TestCronRendersACronJob(t *testing.T) {
 	if c.Schedule != "*/5 * * * *" || c.ConcurrencyPolicy != "Forbid" || *c.JobTemplate.Spec.BackoffLimit != dataop.BackoffLimit {
 		t.Errorf("CronJob schedule %q, concurrency %q, backoffLimit %d", c.Schedule, c.ConcurrencyPolicy, *c.JobTemplate.Spec.BackoffLimit)
 	}
+	if s := c.JobTemplate.Spec.Suspend; s == nil || !*s {
+		t.Errorf("each scheduled run must start suspended (the controller resumes it once it holds the claim): suspend %v", s)
+	}
 	if c.JobTemplate.Labels[engines.LabelOperationName] != "warm" || op.Pod().Labels[engines.LabelOperationKind] != "DataLoad" {
 		t.Errorf("scheduled Jobs and their pods must carry the operation's labels: %v, %v", c.JobTemplate.Labels, op.Pod().Labels)
 	}
