@@ -226,8 +226,24 @@ func TestCertificateModes(t *testing.T) {
 			switch {
 			case hasIssuer && (issuers != 0 || issuer["name"] != "platform-ca" || issuer["kind"] != "ClusterIssuer"):
 				t.Errorf("given ClusterIssuer: %d Issuers rendered, issuerRef %v", issuers, issuer)
-			case !hasIssuer && (issuers != 1 || issuer["name"] != "sluice-selfsigned" || issuer["kind"] != "Issuer"):
-				t.Errorf("self-signed: %d Issuers rendered, issuerRef %v", issuers, issuer)
+			case !hasIssuer && (issuers != 2 || issuer["name"] != "sluice-webhook-ca" || issuer["kind"] != "Issuer"):
+				t.Errorf("own CA: %d Issuers rendered, issuerRef %v", issuers, issuer)
+			case !hasIssuer:
+				// The chain: a self-signed Issuer issues the CA, which keeps
+				// its key when renewed; a CA Issuer signs with it.
+				ca := find(t, objs, "Certificate", "sluice-webhook-ca")
+				caSpec, _, _ := unstructured.NestedMap(ca.Object, "spec")
+				caIssuer, _, _ := unstructured.NestedStringMap(ca.Object, "spec", "issuerRef")
+				rotation, _, _ := unstructured.NestedString(ca.Object, "spec", "privateKey", "rotationPolicy")
+				if caSpec["isCA"] != true || caIssuer["name"] != "sluice-selfsigned" || rotation != "Never" {
+					t.Errorf("the CA Certificate: %v", caSpec)
+				}
+				if s, _, _ := unstructured.NestedStringMap(find(t, objs, "Issuer", "sluice-selfsigned").Object, "spec", "selfSigned"); s == nil {
+					t.Errorf("Issuer sluice-selfsigned is not self-signed")
+				}
+				if s, _, _ := unstructured.NestedString(find(t, objs, "Issuer", "sluice-webhook-ca").Object, "spec", "ca", "secretName"); s != "sluice-webhook-ca" {
+					t.Errorf("Issuer sluice-webhook-ca signs with Secret %q, want the CA Certificate's", s)
+				}
 			}
 		})
 	}
