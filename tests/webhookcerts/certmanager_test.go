@@ -80,6 +80,9 @@ func TestCertManagerMode(t *testing.T) {
 		}
 		return r.gauge("sluice_webhook_certificate_ready", label, 1)
 	})
+	if err := r.gauge("sluice_webhook_serving_certificate_expiry_timestamp_seconds", "", float64(first.NotAfter.Unix())); err != nil {
+		t.Error(err)
+	}
 
 	// Renewal: not Ready while it is issued; the current certificate
 	// keeps serving; then the renewed one is presented.
@@ -174,7 +177,8 @@ func setReady(t *testing.T, c client.Client, cert *cmapi.Certificate, status cmm
 	}
 }
 
-// gauge checks the value of a gauge with one label, certificate.
+// gauge checks the value of a gauge whose label certificate is
+// certificate ("": a gauge without labels).
 func (r *replica) gauge(name, certificate string, want float64) error {
 	resp, err := http.Get("http://" + r.metrics + "/metrics")
 	if err != nil {
@@ -187,14 +191,19 @@ func (r *replica) gauge(name, certificate string, want float64) error {
 		return err
 	}
 	for _, m := range fams[name].GetMetric() {
+		got := ""
 		for _, l := range m.GetLabel() {
-			if l.GetName() == "certificate" && l.GetValue() == certificate {
-				if got := m.GetGauge().GetValue(); got != want {
-					return fmt.Errorf("%s{certificate=%q} = %v, want %v", name, certificate, got, want)
-				}
-				return nil
+			if l.GetName() == "certificate" {
+				got = l.GetValue()
 			}
 		}
+		if got != certificate {
+			continue
+		}
+		if v := m.GetGauge().GetValue(); v != want {
+			return fmt.Errorf("%s{certificate=%q} = %v, want %v", name, certificate, v, want)
+		}
+		return nil
 	}
 	return fmt.Errorf("no %s{certificate=%q}", name, certificate)
 }

