@@ -24,6 +24,7 @@ import (
 	"github.com/sluice-data/sluice/config"
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 func runDev(ctx context.Context, out io.Writer, o devOptions) error {
@@ -141,6 +142,7 @@ func startController(ctx context.Context, cfg *rest.Config) error {
 func startWebhook(ctx context.Context, cfg *rest.Config, wi *envtest.WebhookInstallOptions) error {
 	o := webhook.NewOptions()
 	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
 	o.MetricsAddr = "0"
 	return webhook.StartLocal(ctx, cfg, o, 60*time.Second)
 }

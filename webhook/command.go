@@ -27,7 +27,7 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctrl.Log.WithName("webhook").Info("starting", "port", o.Port, "certDir", o.CertDir, "policyNamespaces", o.PolicyNamespaces)
+			ctrl.Log.WithName("webhook").Info("starting", "port", o.Port, "certDir", o.CertDir, "certMode", o.Certs.Mode, "policyNamespaces", o.PolicyNamespaces)
 			return mgr.Start(cmd.Context())
 		},
 	}

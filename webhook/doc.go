@@ -1,9 +1,11 @@
 // Package webhook serves Sluice's admission webhooks (`sluice webhook`): a
 // controller-runtime manager whose caches feed the policy input, whose
-// webhook server serves HTTPS with certificates hot-reloaded from a
-// directory, and whose policy reloader recompiles the Rego bundle when policy
-// ConfigMaps change. /readyz fails until the bundle has compiled and the
-// caches have synced.
+// webhook server serves HTTPS with a certificate hot-reloaded from a
+// directory (provided, and in self-managed mode created, rotated and
+// injected, by webhook/certs), and whose policy reloader recompiles the Rego
+// bundle when policy ConfigMaps change. /readyz fails until the bundle has
+// compiled, the caches have synced and a serving certificate is loaded that
+// both webhook configurations trust.
 //
 // An admission is compile (once per bundle, webhook/policy) → evaluate
 // (policy.Compiled.Eval) → decode (webhook/decision) → mutate (the

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 // Options configure `sluice webhook`.
@@ -17,6 +19,9 @@ type Options struct {
 	Port int
 	// CertDir holds tls.crt and tls.key; changes are picked up without restart.
 	CertDir string
+	// Certs says who provides the serving certificate (webhook/certs); its
+	// Dir is CertDir.
+	Certs certs.Config
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
 	// ProbeAddr serves /healthz and /readyz.
@@ -61,6 +66,7 @@ func NewOptions() *Options {
 	return &Options{
 		Port:               9443,
 		CertDir:            "/etc/sluice/webhook/certs",
+		Certs:              certs.NewConfig(ns),
 		MetricsAddr:        ":8080",
 		ProbeAddr:          ":8081",
 		PolicyNamespaces:   []string{ns},
@@ -77,7 +83,7 @@ func NewOptions() *Options {
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Host, "host", o.Host, "address the webhook server binds (empty: all)")
 	fs.IntVar(&o.Port, "port", o.Port, "HTTPS port of the webhook server")
-	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with tls.crt and tls.key (reloaded on change)")
+	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with tls.crt and tls.key, reloaded on change (self-managed: the webhook writes them there from its Secret; cert-manager: mount the Secret there)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
@@ -86,6 +92,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage-collector target (GOGC) unless the GOGC environment variable is set; 0 keeps Go's default")
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that was never stored is kept before another operation may take over")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
+	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
 
@@ -105,5 +112,13 @@ func (o *Options) Validate() error {
 	if len(o.PolicyNamespaces) == 0 {
 		return fmt.Errorf("--policy-namespaces needs at least one namespace")
 	}
-	return nil
+	c := o.certs()
+	return c.Validate()
+}
+
+// certs is the certificate configuration with its directory, CertDir.
+func (o *Options) certs() certs.Config {
+	c := o.Certs
+	c.Dir = o.CertDir
+	return c
 }

@@ -2,8 +2,10 @@ package webhook
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/certs"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
@@ -46,15 +49,30 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	serving, err := certs.New(o.certs())
+	if err != nil {
+		return nil, err
+	}
+	scheme := sluicescheme.New()
+	if err := serving.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	cacheOpts := CacheOptions(o.PolicyNamespaces)
+	maps.Copy(cacheOpts.ByObject, serving.CacheByObject())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 sluicescheme.New(),
+		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
-		WebhookServer:          ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir}),
-		Cache:                  CacheOptions(o.PolicyNamespaces),
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
+			Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: []func(*tls.Config){serving.TLSOption},
+		}),
+		Cache: cacheOpts,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := serving.SetupWithManager(mgr); err != nil {
+		return nil, err
 	}
 	base, err := policy.DefaultBundle()
 	if err != nil {
@@ -82,6 +100,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("webhook-server", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("certificate", serving.Ready); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("policies", func(*http.Request) error {

@@ -3,7 +3,6 @@ package chart_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 )
-
-func encodeBase64(b []byte) []byte {
-	out := make([]byte, base64.StdEncoding.EncodedLen(len(b)))
-	base64.StdEncoding.Encode(out, b)
-	return out
-}
 
 // installCRDFiles creates the CRDs in dir's YAML files and waits until
 // they are established.

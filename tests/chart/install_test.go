@@ -1,8 +1,10 @@
 package chart_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,10 +31,12 @@ import (
 // ones the control plane started with are deleted first), the real
 // controller-manager and scheduler create and place the Pods, and kwok runs
 // them to Ready on fake nodes. Then it checks the RBAC with the real
-// authorizer, upgrades as docs/install.md says (CRDs applied server-side,
-// then helm upgrade; the caBundle and certificate the webhook would have
-// written survive), and uninstalls (the CRDs stay). The second install is in
-// cert-manager mode, against cert-manager's CRDs.
+// authorizer, runs the webhook as the installed Deployment would, as its
+// ServiceAccount, until it is ready (self-managed: it filled the Secret and
+// injected the CA into both configurations), upgrades as docs/install.md
+// says (CRDs applied server-side, then helm upgrade; the certificate and
+// caBundles the webhook wrote survive), and uninstalls (the CRDs stay). The
+// second install is in cert-manager mode, against cert-manager's CRDs.
 func TestInstallIntoSimulatedCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
@@ -62,8 +66,9 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 		checkObjects(ctx, t, c.Client, rel, true)
 		checkCRDsEstablished(ctx, t, c.Client)
 		checkAccess(ctx, t, c.Client)
+		wrote := runInstalledWebhook(ctx, t, c, h.namespace)
 		applyShownCRDs(ctx, t, c.Client) // the upgrade's first step
-		upgradeKeepsWhatTheWebhookWrote(ctx, t, c.Client, h)
+		upgradeKeepsWhatTheWebhookWrote(ctx, t, c.Client, h, wrote)
 		h.uninstall(t)
 		checkObjects(ctx, t, c.Client, rel, false)
 		checkCRDsEstablished(ctx, t, c.Client) // crds/ are never deleted
@@ -75,6 +80,7 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 		h := newHelm(t, c, "sluice-cm")
 		rel := h.install(ctx, t, parseValues(t, `certManager: {enabled: true}`))
 		checkObjects(ctx, t, c.Client, rel, true)
+		checkCertManagerAccess(ctx, t, c.Client, h.namespace)
 		h.uninstall(t)
 		checkObjects(ctx, t, c.Client, rel, false)
 	})
@@ -268,10 +274,15 @@ func checkAccess(ctx context.Context, t *testing.T, c client.Client) {
 		{"webhook", attr{Verb: "patch", Resource: "configmaps", Namespace: "team-a", Name: "x"}, false},
 		{"webhook", attr{Verb: "update", Resource: "secrets", Namespace: "sluice-system", Name: "sluice-webhook-cert"}, true},
 		{"webhook", attr{Verb: "get", Resource: "secrets", Namespace: "sluice-system", Name: "sh.helm.release.v1.sluice.v1"}, false},
+		{"webhook", attr{Verb: "update", Resource: "secrets", Namespace: "sluice-system", Name: "sh.helm.release.v1.sluice.v1"}, false},
 		{"webhook", attr{Verb: "create", Resource: "secrets", Namespace: "sluice-system"}, false},
-		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, true},
-		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "sluice-validating-webhook"}, true},
-		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "someone-elses"}, false},
+		// cert-controller's cache of the release's namespace.
+		{"webhook", attr{Verb: "watch", Resource: "secrets", Namespace: "sluice-system"}, true},
+		{"webhook", attr{Verb: "list", Resource: "secrets", Namespace: "team-a"}, false},
+		{"webhook", attr{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, true},
+		{"webhook", attr{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "sluice-validating-webhook"}, true},
+		{"webhook", attr{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "someone-elses"}, false},
+		{"webhook", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, false},
 		{"csi", attr{Verb: "patch", Resource: "nodes", Name: "kwok-node-0"}, true},
 		{"csi", attr{Verb: "get", Group: "apps", Resource: "daemonsets", Namespace: "team-a"}, true},
 		{"csi", attr{Verb: "get", Resource: "secrets", Namespace: "team-a"}, false},
@@ -293,50 +304,30 @@ func checkAccess(ctx context.Context, t *testing.T, c client.Client) {
 	}
 }
 
-// upgradeKeepsWhatTheWebhookWrote writes what the self-managed webhook
-// writes (the Secret's certificate, both caBundles), upgrades the release
-// with changed values, and checks that Helm left them alone.
-func upgradeKeepsWhatTheWebhookWrote(ctx context.Context, t *testing.T, c client.Client, h *helmClient) {
+// upgradeKeepsWhatTheWebhookWrote upgrades the release with changed values
+// and checks that Helm left alone what the webhook wrote: the Secret's
+// certificate and both configurations' caBundles.
+func upgradeKeepsWhatTheWebhookWrote(ctx context.Context, t *testing.T, c client.Client, h *helmClient, wrote webhookWrote) {
 	t.Helper()
-	ca := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
-	secret := &unstructured.Unstructured{}
-	secret.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Secret"})
-	if err := c.Get(ctx, client.ObjectKey{Namespace: h.namespace, Name: "sluice-webhook-cert"}, secret); err != nil {
-		t.Fatal(err)
-	}
-	_ = unstructured.SetNestedStringMap(secret.Object, map[string]string{"ca.crt": "Y2E=", "tls.crt": "Y3J0", "tls.key": "a2V5"}, "data")
-	if err := c.Update(ctx, secret); err != nil {
-		t.Fatal(err)
-	}
-	kinds := []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}
-	for _, k := range kinds {
-		patchCABundles(ctx, t, c, k, ca)
-	}
-
 	up := action.NewUpgrade(h.cfg)
 	up.Namespace, up.Wait, up.Timeout = h.namespace, true, 4*time.Minute
 	vals := parseValues(t, `webhook: {replicas: 3, mutating: {labelledPods: {timeoutSeconds: 5}}}`)
 	if _, err := up.RunWithContext(ctx, releaseName, loadChart(t), vals); err != nil {
 		t.Fatalf("helm upgrade: %v", err)
 	}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(secret), secret); err != nil {
-		t.Fatal(err)
+	after := readWebhookWrote(ctx, t, c, h.namespace)
+	if !maps.EqualFunc(after.secret, wrote.secret, bytes.Equal) {
+		t.Errorf("the upgrade changed the certificate Secret's data")
 	}
-	if data, _, _ := unstructured.NestedStringMap(secret.Object, "data"); data["tls.crt"] != "Y3J0" {
-		t.Errorf("the upgrade changed the certificate Secret's data: %v", data)
+	if !maps.EqualFunc(after.caBundles, wrote.caBundles, bytes.Equal) {
+		t.Errorf("the upgrade changed the caBundles")
 	}
-	for _, k := range kinds {
-		o := getCluster(ctx, t, c, k)
-		whs, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
-		for _, w := range whs {
-			w := w.(map[string]any)
-			got, _, _ := unstructured.NestedString(w, "clientConfig", "caBundle")
-			if got == "" {
-				t.Errorf("%s: the upgrade dropped the caBundle of %v", k, w["name"])
-			}
-			if w["name"] == "labelled-pods.mutating.sluice.io" && w["timeoutSeconds"] != int64(5) {
-				t.Errorf("the upgrade did not apply the new timeout: %v", w["timeoutSeconds"])
-			}
+	o := getCluster(ctx, t, c, "MutatingWebhookConfiguration")
+	whs, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
+	for _, w := range whs {
+		w := w.(map[string]any)
+		if w["name"] == "labelled-pods.mutating.sluice.io" && w["timeoutSeconds"] != int64(5) {
+			t.Errorf("the upgrade did not apply the new timeout: %v", w["timeoutSeconds"])
 		}
 	}
 	dep := &unstructured.Unstructured{}
@@ -345,6 +336,37 @@ func upgradeKeepsWhatTheWebhookWrote(ctx context.Context, t *testing.T, c client
 		t.Fatal(err)
 	}
 	checkReady(ctx, t, c, dep)
+}
+
+// checkCertManagerAccess checks the webhook's access in cert-manager mode:
+// its Certificate, and no Secret (the kubelet mounts it).
+func checkCertManagerAccess(ctx context.Context, t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	type attr = authorizationv1.ResourceAttributes
+	for _, tc := range []struct {
+		attr  attr
+		allow bool
+	}{
+		{attr{Verb: "get", Group: "cert-manager.io", Resource: "certificates", Namespace: ns, Name: "sluice-webhook"}, true},
+		{attr{Verb: "watch", Group: "cert-manager.io", Resource: "certificates", Namespace: ns, Name: "sluice-webhook"}, true},
+		{attr{Verb: "get", Group: "cert-manager.io", Resource: "certificates", Namespace: ns, Name: "another"}, false},
+		{attr{Verb: "get", Resource: "secrets", Namespace: ns, Name: "sluice-webhook-cert"}, false},
+		{attr{Verb: "list", Resource: "secrets", Namespace: ns}, false},
+		{attr{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, false},
+	} {
+		a := tc.attr
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               "system:serviceaccount:" + ns + ":sluice-webhook",
+			Groups:             []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+			ResourceAttributes: &a,
+		}}
+		if err := c.Create(ctx, sar); err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed != tc.allow {
+			t.Errorf("cert-manager mode: the webhook may %s %s %s/%s: %v, want %v (%s)", a.Verb, a.Resource, a.Namespace, a.Name, sar.Status.Allowed, tc.allow, sar.Status.Reason)
+		}
+	}
 }
 
 func getCluster(ctx context.Context, t *testing.T, c client.Client, kind string) *unstructured.Unstructured {
@@ -356,17 +378,4 @@ func getCluster(ctx context.Context, t *testing.T, c client.Client, kind string)
 		t.Fatal(err)
 	}
 	return o
-}
-
-func patchCABundles(ctx context.Context, t *testing.T, c client.Client, kind string, ca []byte) {
-	t.Helper()
-	o := getCluster(ctx, t, c, kind)
-	whs, _, _ := unstructured.NestedSlice(o.Object, "webhooks")
-	for i := range whs {
-		_ = unstructured.SetNestedField(whs[i].(map[string]any), string(encodeBase64(ca)), "clientConfig", "caBundle")
-	}
-	_ = unstructured.SetNestedSlice(o.Object, whs, "webhooks")
-	if err := c.Update(ctx, o); err != nil {
-		t.Fatal(err)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -35,8 +36,11 @@ func rulesOf(t *testing.T, o *unstructured.Unstructured) []map[string]any {
 // TestLeastPrivilege checks every rendered role, in every golden case: no
 // wildcard, no built-in aggregated role bound, every binding to a role the
 // chart renders for its own ServiceAccount, and Secrets granted only by
-// name, except to the controller, whose generated role needs them in
-// runtimes' namespaces (Helm's release records of the engines' charts).
+// name, with two exceptions: the controller, whose generated role needs
+// them in runtimes' namespaces (Helm's release records of the engines'
+// charts), and list and watch, nothing else, in the webhook's Role in the
+// release's namespace (self-managed certificates: cert-controller caches
+// the Secrets of its namespace; see TestCertificateModes).
 func TestLeastPrivilege(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,8 +57,10 @@ func TestLeastPrivilege(t *testing.T) {
 								t.Errorf("%s %s: wildcard %s in %v", o.GetKind(), o.GetName(), f, r)
 							}
 						}
+						watchesNamespace := o.GetKind() == "Role" && o.GetName() == "sluice-webhook-cert" &&
+							o.GetNamespace() == "sluice-system" && slices.Equal(strs(t, r, "verbs"), []string{"list", "watch"})
 						if slices.Contains(strs(t, r, "resources"), "secrets") && len(strs(t, r, "resourceNames")) == 0 &&
-							o.GetName() != "sluice-controller" {
+							o.GetName() != "sluice-controller" && !watchesNamespace {
 							t.Errorf("%s %s grants Secrets without naming them: %v", o.GetKind(), o.GetName(), r)
 						}
 					}
@@ -134,14 +140,36 @@ func TestCertificateModes(t *testing.T) {
 		if _, ok := secret.Object["data"]; ok {
 			t.Errorf("the chart renders certificate data; the webhook writes it")
 		}
-		role := find(t, objs, "Role", "sluice-webhook-cert")
-		if got := strs(t, rulesOf(t, role)[0], "resourceNames"); !slices.Equal(got, []string{"sluice-webhook-cert"}) {
-			t.Errorf("the webhook's Secret rule names %v", got)
+		// What the webhook does: get and update its Secret, update the two
+		// configurations, and watch through caches (cert-controller's: of
+		// the Secrets in its namespace and of every configuration). Only
+		// list and watch go unnamed.
+		byNames := func(rules []map[string]any) map[string][]string {
+			out := map[string][]string{}
+			for _, r := range rules {
+				for _, res := range strs(t, r, "resources") {
+					key := res + " " + strings.Join(strs(t, r, "resourceNames"), ",")
+					out[key] = append(out[key], strs(t, r, "verbs")...)
+				}
+			}
+			return out
 		}
-		cab := rulesOf(t, find(t, objs, "ClusterRole", "sluice-webhook-cabundle"))
-		if len(cab) != 2 || !slices.Equal(strs(t, cab[0], "resourceNames"), []string{"sluice-mutating-webhook"}) ||
-			!slices.Equal(strs(t, cab[1], "resourceNames"), []string{"sluice-validating-webhook"}) {
-			t.Errorf("the caBundle rules are not scoped to the two configurations: %v", cab)
+		want := map[string][]string{"secrets sluice-webhook-cert": {"get", "update"}, "secrets ": {"list", "watch"}}
+		if got := byNames(rulesOf(t, find(t, objs, "Role", "sluice-webhook-cert"))); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("the webhook's Secret rules: %v, want %v", got, want)
+		}
+		want = map[string][]string{
+			"mutatingwebhookconfigurations sluice-mutating-webhook":     {"update"},
+			"validatingwebhookconfigurations sluice-validating-webhook": {"update"},
+			"mutatingwebhookconfigurations ":                            {"list", "watch"},
+			"validatingwebhookconfigurations ":                          {"list", "watch"},
+		}
+		if got := byNames(rulesOf(t, find(t, objs, "ClusterRole", "sluice-webhook-cabundle"))); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("the caBundle rules: %v, want %v", got, want)
+		}
+		vol, _, _ := unstructured.NestedSlice(find(t, objs, "Deployment", "sluice-webhook").Object, "spec", "template", "spec", "volumes")
+		if v := vol[0].(map[string]any); v["emptyDir"] == nil {
+			t.Errorf("the certificate directory is %v, want an emptyDir the webhook writes", v)
 		}
 		for _, k := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
 			for _, o := range objs {
@@ -198,8 +226,24 @@ func TestCertificateModes(t *testing.T) {
 			switch {
 			case hasIssuer && (issuers != 0 || issuer["name"] != "platform-ca" || issuer["kind"] != "ClusterIssuer"):
 				t.Errorf("given ClusterIssuer: %d Issuers rendered, issuerRef %v", issuers, issuer)
-			case !hasIssuer && (issuers != 1 || issuer["name"] != "sluice-selfsigned" || issuer["kind"] != "Issuer"):
-				t.Errorf("self-signed: %d Issuers rendered, issuerRef %v", issuers, issuer)
+			case !hasIssuer && (issuers != 2 || issuer["name"] != "sluice-webhook-ca" || issuer["kind"] != "Issuer"):
+				t.Errorf("own CA: %d Issuers rendered, issuerRef %v", issuers, issuer)
+			case !hasIssuer:
+				// The chain: a self-signed Issuer issues the CA, which keeps
+				// its key when renewed; a CA Issuer signs with it.
+				ca := find(t, objs, "Certificate", "sluice-webhook-ca")
+				caSpec, _, _ := unstructured.NestedMap(ca.Object, "spec")
+				caIssuer, _, _ := unstructured.NestedStringMap(ca.Object, "spec", "issuerRef")
+				rotation, _, _ := unstructured.NestedString(ca.Object, "spec", "privateKey", "rotationPolicy")
+				if caSpec["isCA"] != true || caIssuer["name"] != "sluice-selfsigned" || rotation != "Never" {
+					t.Errorf("the CA Certificate: %v", caSpec)
+				}
+				if s, _, _ := unstructured.NestedStringMap(find(t, objs, "Issuer", "sluice-selfsigned").Object, "spec", "selfSigned"); s == nil {
+					t.Errorf("Issuer sluice-selfsigned is not self-signed")
+				}
+				if s, _, _ := unstructured.NestedString(find(t, objs, "Issuer", "sluice-webhook-ca").Object, "spec", "ca", "secretName"); s != "sluice-webhook-ca" {
+					t.Errorf("Issuer sluice-webhook-ca signs with Secret %q, want the CA Certificate's", s)
+				}
 			}
 		})
 	}

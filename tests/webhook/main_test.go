@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var env *testenv.Env
@@ -31,6 +32,7 @@ func startWebhook(ctx context.Context, e *testenv.Env) error {
 	wi := e.Webhook()
 	o := webhook.NewOptions()
 	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
 	o.MetricsAddr = "0"
 	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
 	return webhook.StartLocal(ctx, e.Config, o, 60*time.Second)

@@ -44,8 +44,24 @@ var (
 		Name: "sluice_policy_specialised_queries_total",
 		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query).",
 	}, []string{"query", "result"})
+
+	// ServingCertificateExpiry is when the certificate the server presents
+	// expires, in seconds since the epoch (0 before one is loaded).
+	ServingCertificateExpiry = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "sluice_webhook_serving_certificate_expiry_timestamp_seconds",
+		Help: "When the serving certificate the webhook presents expires (Unix time); 0 before one is loaded.",
+	})
+
+	// CertificateReady is 1 while cert-manager's Certificate for the
+	// webhook (label certificate: namespace/name) is Ready, 0 while it is
+	// not or does not exist. Only cert-manager mode has the series.
+	CertificateReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sluice_webhook_certificate_ready",
+		Help: "1 while the webhook's cert-manager Certificate is Ready, 0 while it is not or is missing (cert-manager mode only).",
+	}, []string{"certificate"})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK, SpecialisedQueries)
+	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK, SpecialisedQueries,
+		ServingCertificateExpiry, CertificateReady)
 }

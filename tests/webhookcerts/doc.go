@@ -1,0 +1,10 @@
+// Package webhookcerts tests the webhook's serving certificates against a
+// real kube-apiserver: `sluice webhook` runs in child processes (one per
+// replica) in each certificate mode, the webhook configurations point at
+// them by URL, and the API server's own calls show whether it trusts them.
+// Self-managed: readiness until both configurations trust the certificate,
+// two replicas agreeing on one CA, and rotation of the CA and the serving
+// certificate under admission load with no failed admission. cert-manager:
+// the Certificate's readiness reported, against cert-manager's CRDs with
+// the status and Secret written by the test.
+package webhookcerts

@@ -1,0 +1,173 @@
+package webhookcerts_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// replica is `sluice webhook` running in a child process.
+type replica struct {
+	name    string
+	addr    string // the webhook server, 127.0.0.1:port
+	probe   string // /healthz and /readyz
+	metrics string // /metrics, "" when off
+	certDir string
+	cmd     *exec.Cmd
+	out     *lockedBuffer
+	done    chan struct{} // closed when the process has ended
+}
+
+// replicaOptions are what differs between the replicas of the tests.
+type replicaOptions struct {
+	metrics bool
+	env     map[string]string // the chart's SLUICE_WEBHOOK_* variables
+	args    []string          // further flags
+}
+
+// startReplica starts a replica in namespace and stops it (SIGTERM) when
+// the test ends, logging its output if the test failed.
+func startReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
+	t.Helper()
+	r := &replica{name: name, addr: freeAddr(t), probe: freeAddr(t), certDir: t.TempDir(), out: &lockedBuffer{}, done: make(chan struct{})}
+	_, port, _ := net.SplitHostPort(r.addr)
+	args := []string{
+		"--host=127.0.0.1", "--port=" + port, "--cert-dir=" + r.certDir,
+		"--health-probe-bind-address=" + r.probe, "--metrics-bind-address=0",
+		"--namespace=" + namespace, "--policy-namespaces=" + namespace, "--native-sidecars=true",
+	}
+	if o.metrics {
+		r.metrics = freeAddr(t)
+		args[4] = "--metrics-bind-address=" + r.metrics
+	}
+	encoded, err := json.Marshal(append(args, o.args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd = exec.Command(os.Args[0], "-test.run=^TestHelperWebhookProcess$")
+	r.cmd.Env = append(os.Environ(), argsEnv+"="+string(encoded), "KUBECONFIG="+kubeconfigPath)
+	for k, v := range o.env {
+		r.cmd.Env = append(r.cmd.Env, k+"="+v)
+	}
+	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.done:
+		case <-time.After(20 * time.Second):
+			_ = r.cmd.Process.Kill()
+			<-r.done
+		}
+		if t.Failed() {
+			t.Logf("replica %s output:\n%s", r.name, r.out.String())
+		}
+	})
+	return r
+}
+
+// readyz returns nil when the replica is ready, else what /readyz says.
+func (r *replica) readyz() error { return r.get("/readyz") }
+
+// certificateCheck is the certificate readiness check alone, with its
+// reason (/readyz withholds reasons).
+func (r *replica) certificateCheck() error { return r.get("/readyz/certificate") }
+
+func (r *replica) get(path string) error {
+	resp, err := http.Get("http://" + r.probe + path)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %d: %s", path, resp.StatusCode, body)
+	}
+	return nil
+}
+
+// served returns the certificate the replica presents, nil while it
+// presents none.
+func (r *replica) served() *x509.Certificate {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", r.addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reading the presented certificate only
+	if err != nil {
+		return nil
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0]
+}
+
+// exited is an error once the process has ended.
+func (r *replica) exited() error {
+	select {
+	case <-r.done:
+		return fmt.Errorf("replica %s exited: %v", r.name, r.cmd.ProcessState)
+	default:
+		return nil
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// port is addr's port.
+func port(addr string) int {
+	_, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls cond every 100 ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %v: %v", what, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
