@@ -181,3 +181,52 @@ func NewOperation(kind string) (obj OperationObject, ok bool) {
 	}
 	return nil, false
 }
+
+// OperationList is a list of one data-operation kind.
+// +kubebuilder:object:generate=false
+type OperationList interface {
+	metav1.ListInterface
+	runtime.Object
+	// GetOperations returns the items.
+	GetOperations() []OperationObject
+}
+
+// NewOperationList returns a new, empty list of the named data-operation
+// kind; ok is false for any other kind.
+func NewOperationList(kind string) (list OperationList, ok bool) {
+	switch OperationKind(kind) {
+	case DataLoadKind:
+		return &DataLoadList{}, true
+	case DataMigrateKind:
+		return &DataMigrateList{}, true
+	case DataBackupKind:
+		return &DataBackupList{}, true
+	case DataProcessKind:
+		return &DataProcessList{}, true
+	}
+	return nil, false
+}
+
+// GetOperations implements OperationList.
+func (l *DataLoadList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataMigrateList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataBackupList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataProcessList) GetOperations() []OperationObject { return items(l.Items) }
+
+// items points at each element of a list's items.
+func items[T any, P interface {
+	*T
+	OperationObject
+}](list []T) []OperationObject {
+	out := make([]OperationObject, len(list))
+	for i := range list {
+		out[i] = P(&list[i])
+	}
+	return out
+}

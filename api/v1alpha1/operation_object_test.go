@@ -82,3 +82,21 @@ func TestKindPolicyScheduleAndTTL(t *testing.T) {
 		})
 	}
 }
+
+func TestNewOperationList(t *testing.T) {
+	for _, kind := range []OperationKind{DataLoadKind, DataMigrateKind, DataBackupKind, DataProcessKind} {
+		list, ok := NewOperationList(string(kind))
+		if !ok || len(list.GetOperations()) != 0 {
+			t.Fatalf("NewOperationList(%s) = %v, %v", kind, list, ok)
+		}
+	}
+	l := &DataLoadList{Items: []DataLoad{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}}
+	ops := l.GetOperations()
+	ops[1].GetOperationStatus().Phase = PhaseComplete
+	if len(ops) != 2 || ops[0].GetName() != "a" || l.Items[1].Status.Phase != PhaseComplete {
+		t.Fatalf("GetOperations does not point at the items: %v", ops)
+	}
+	if _, ok := NewOperationList("Dataset"); ok {
+		t.Fatal("NewOperationList(Dataset) succeeded")
+	}
+}
