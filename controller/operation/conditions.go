@@ -49,6 +49,9 @@ const (
 	// ReasonWorkloadMissing: the release is installed but its Job or
 	// CronJob was deleted.
 	ReasonWorkloadMissing = "WorkloadMissing"
+	// ReasonNameTaken: a Job or CronJob of the release's name exists that
+	// the release did not create; the operation leaves it alone.
+	ReasonNameTaken = "NameTaken"
 
 	// ReasonRunAfterPending: the runAfter operation exists but has not
 	// completed (WaitingForRunAfter=True).

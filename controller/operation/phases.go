@@ -50,22 +50,29 @@ func (r *Reconciler) checkSpec(_ context.Context, s *scope) (ctrl.Result, bool, 
 }
 
 // findWorkload reads the operation's Job (CronJob for Cron) from the
-// cache. A CronJob whose runs would start without the claim fails the
-// operation, and its release is removed at once.
+// cache. One of that name that its release did not create is not the
+// operation's: the operation fails rather than follow (or resume) it. A
+// CronJob whose runs would start without the claim fails the operation,
+// and its release is removed at once.
 func (r *Reconciler) findWorkload(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	key := types.NamespacedName{Namespace: s.op.GetNamespace(), Name: s.release}
-	if !s.cron() {
-		job := &batchv1.Job{}
-		if found, err := getOptional(ctx, r.Client, key, job); err != nil || !found {
-			return ctrl.Result{}, err == nil, err
-		}
-		s.job = job
-		return ctrl.Result{}, true, nil
+	var obj client.Object = &batchv1.Job{}
+	kind := "Job"
+	if s.cron() {
+		obj, kind = &batchv1.CronJob{}, "CronJob"
 	}
-	cj := &batchv1.CronJob{}
-	if found, err := getOptional(ctx, r.Client, key, cj); err != nil || !found {
+	if found, err := getOptional(ctx, r.Client, key, obj); err != nil || !found {
 		return ctrl.Result{}, err == nil, err
 	}
+	if obj.GetAnnotations()[helmReleaseAnnotation] != s.release {
+		s.obs.failure = isTrue(ReasonNameTaken, fmt.Sprintf("a %s named %s exists that release %s did not create; delete it or rename the operation", kind, s.release, s.release))
+		return ctrl.Result{}, false, nil
+	}
+	if !s.cron() {
+		s.job = obj.(*batchv1.Job)
+		return ctrl.Result{}, true, nil
+	}
+	cj := obj.(*batchv1.CronJob)
 	s.cronJob = cj
 	if sus := cj.Spec.JobTemplate.Spec.Suspend; sus == nil || !*sus {
 		s.obs.failure = isTrue(ReasonRunsNotGated, fmt.Sprintf("CronJob %s starts its runs unsuspended, so a run could execute without the Dataset's claim "+

@@ -111,11 +111,20 @@ func TestUnsupportedOperationFailsAtOnce(t *testing.T) {
 
 // TestSpecsThatCannotRun: policy OnEvent is not supported yet; a schedule
 // the API server refuses fails the operation naming spec.schedule; a
-// CronJob whose runs would start without the claim fails it and goes.
+// CronJob whose runs would start without the claim fails it and goes; a
+// Job of the release's name that the release did not make fails it and is
+// left alone.
 func TestSpecsThatCannotRun(t *testing.T) {
 	ns := env.Namespace(t)
 	seed(t, ns, "imagenet", engineFake)
 	seed(t, ns, "ungated", engineUngated)
+	foreign := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken-loader"}, Spec: batchv1.JobSpec{
+		Suspend: ptr.To(true),
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "mine", Image: "registry.k8s.io/pause:3.10"}}}},
+	}}
+	create(t, foreign)
+	taken := dataLoad(ns, "taken", "imagenet")
 	onEvent := dataLoad(ns, "on-event", "imagenet", func(dl *datav1alpha1.DataLoad) { dl.Spec.Policy = datav1alpha1.OnEvent })
 	badSchedule := dataLoad(ns, "bad-schedule", "imagenet", func(dl *datav1alpha1.DataLoad) {
 		dl.Spec.Policy, dl.Spec.Schedule = datav1alpha1.Cron, "every day at two"
@@ -130,6 +139,7 @@ func TestSpecsThatCannotRun(t *testing.T) {
 		{onEvent, operation.ReasonUnsupported, "spec.policy: OnEvent is not supported yet"},
 		{badSchedule, operation.ReasonInvalidSpec, "spec.schedule"},
 		{ungated, operation.ReasonRunsNotGated, "CronJob ungated-loader starts its runs unsuspended"},
+		{taken, operation.ReasonNameTaken, "a Job named taken-loader exists that release taken-loader did not create"},
 	} {
 		create(t, tc.op)
 		reaches(t, tc.op, datav1alpha1.PhaseFailed, 20*time.Second)
@@ -140,6 +150,9 @@ func TestSpecsThatCannotRun(t *testing.T) {
 	eventually(t, 10*time.Second, "the ungated CronJob is removed", func() bool {
 		return !read(t, &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ungated-loader"}})
 	})
+	if !read(t, foreign) || !ptr.Deref(foreign.Spec.Suspend, false) || holders(t, ns, "imagenet") != "" {
+		t.Fatalf("the foreign Job was touched (suspended %v) or the Dataset kept: %q", foreign.Spec.Suspend, holders(t, ns, "imagenet"))
+	}
 }
 
 // TestDataMigrateMarksTheDataset: the Dataset is DataMigrating while a
