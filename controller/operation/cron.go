@@ -51,7 +51,13 @@ func (r *Reconciler) observeRuns(ctx context.Context, s *scope) (ctrl.Result, bo
 		return ctrl.Result{}, true, nil
 	}
 	s.obs.newRun = true
-	if s.op.GetOperationStatus().Finished() {
+	// The stored phase decides, not the cached one: this reconcile's read
+	// may be behind the write that recorded the last run's outcome.
+	live, err := r.readLive(ctx, s.op)
+	if err != nil || live == nil {
+		return ctrl.Result{}, false, err
+	}
+	if live.GetOperationStatus().Finished() {
 		s.obs.claim = isFalse(ReasonNewRun, fmt.Sprintf("run %s was scheduled; the Dataset is claimed for it next", current.Name))
 		return ctrl.Result{RequeueAfter: time.Second}, false, nil
 	}

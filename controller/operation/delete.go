@@ -97,12 +97,19 @@ func (r *Reconciler) deleteWorkload(ctx context.Context, op datav1alpha1.Operati
 const helmReleaseAnnotation = "meta.helm.sh/release-name"
 
 // reconcileOver ends an operation that is over: its claim is released
-// (again, should the last write have missed it), and once
+// (again, should the last write have missed it), a Cron operation's
+// release is removed, and once
 // ttlSecondsAfterFinished has passed since it finished it is deleted. A
 // Cron operation has no end to count from: its TTL is not applied.
 func (r *Reconciler) reconcileOver(ctx context.Context, op datav1alpha1.OperationObject) (ctrl.Result, error) {
 	if err := r.releaseClaim(ctx, op); err != nil {
 		return ctrl.Result{}, err
+	}
+	if op.GetPolicy() == datav1alpha1.Cron {
+		// A Cron operation that cannot run keeps no CronJob scheduling runs.
+		if err := r.uninstall(op.GetNamespace(), ReleaseName(r.Kind, op.GetName())); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	ttl := op.GetTTLSecondsAfterFinished()
 	if ttl == nil || op.GetPolicy() == datav1alpha1.Cron {

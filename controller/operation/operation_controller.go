@@ -100,7 +100,7 @@ func (s *scope) cron() bool { return s.op.GetPolicy() == datav1alpha1.Cron }
 // finalizer (or clean up), end a finished one (its claim, its TTL), run the
 // phases in order, release the claim if the work ended, then write the
 // status computed from what the phases observed, once.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, retErr error) {
 	op, ok := datav1alpha1.NewOperation(string(r.Kind))
 	if !ok {
 		return ctrl.Result{}, fmt.Errorf("unknown operation kind %q", r.Kind)
@@ -122,9 +122,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	s := &scope{op: op, release: ReleaseName(r.Kind, op.GetName()),
 		obs: observations{now: r.clock(), generation: op.GetGeneration(), created: op.GetCreationTimestamp().Time}}
 	defer func() {
-		if retErr == nil {
-			retErr = r.writeStatus(ctx, s)
+		if retErr != nil {
+			return
 		}
+		skipped, err := r.writeStatus(ctx, s)
+		if skipped && (result.RequeueAfter == 0 || result.RequeueAfter > time.Second) {
+			result.RequeueAfter = time.Second
+		}
+		retErr = err
 	}()
 	res, err := r.runPhases(ctx, s)
 	if err != nil {
@@ -148,9 +153,9 @@ type phase func(context.Context, *scope) (ctrl.Result, bool, error)
 
 // runPhases runs the phases in order until one stops.
 func (r *Reconciler) runPhases(ctx context.Context, s *scope) (ctrl.Result, error) {
-	phases := []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.claimOnce, r.install, r.observeJob}
+	phases := []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.claimOnce, r.install, r.observeJob}
 	if s.cron() {
-		phases = []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.install, r.observeRuns}
+		phases = []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.install, r.observeRuns}
 	}
 	for _, p := range phases {
 		res, next, err := p(ctx, s)

@@ -300,3 +300,30 @@ func (r *Reconciler) claim(ctx context.Context, s *scope) (ctrl.Result, bool, er
 	}
 	return ctrl.Result{}, true, nil
 }
+
+// confirmNotOver reads the operation from the API server before the
+// reconcile claims or installs for it, and stops if it is over: a
+// reconcile that read it from a cache behind this controller's last write
+// must not claim for an operation that ended, nor install a release that
+// was just removed (the status it then computes is not written either:
+// writeStatus finds the phase moved on).
+func (r *Reconciler) confirmNotOver(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	if s.started() {
+		return ctrl.Result{}, true, nil
+	}
+	live, err := r.readLive(ctx, s.op)
+	if err != nil || live == nil {
+		return ctrl.Result{}, false, err
+	}
+	return ctrl.Result{}, !over(live), nil
+}
+
+// readLive reads the operation from the API server; nil when it is gone.
+func (r *Reconciler) readLive(ctx context.Context, op datav1alpha1.OperationObject) (datav1alpha1.OperationObject, error) {
+	live, _ := datav1alpha1.NewOperation(string(r.Kind))
+	found, err := getOptional(ctx, r.Live, client.ObjectKeyFromObject(op), live)
+	if err != nil || !found {
+		return nil, err
+	}
+	return live, nil
+}

@@ -15,16 +15,20 @@ import (
 // over the status as stored, if it changed, in one merge patch with the
 // operation's resourceVersion as read as its precondition. Refused because
 // the cache was behind (most often behind this controller's own last
-// write), it reads the operation from the API server and computes the
-// status again over the stored one, so that no transition is written or
-// announced twice. Each transition is recorded as an Event once written.
-func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+// write), it reads the operation from the API server: if its phase moved
+// on since the read this reconcile acted on, the observations may be
+// behind too, and nothing is written (skipped: the write that moved it
+// wakes another reconcile, and the caller requeues); otherwise it computes
+// the status again over the stored one, so that no transition is written
+// or announced twice. Each transition is recorded as an Event once
+// written.
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (skipped bool, _ error) {
 	stored := s.op
 	for attempt := 0; ; attempt++ {
 		prev := stored.GetOperationStatus()
 		next := operationStatus(prev, s.obs)
 		if equality.Semantic.DeepEqual(prev, next) {
-			return nil
+			return false, nil
 		}
 		obj := stored.DeepCopyObject().(datav1alpha1.OperationObject)
 		*obj.GetOperationStatus() = *next
@@ -34,15 +38,18 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 			if sum, typ, ok := transition(prev, next); ok {
 				r.event(s.op, typ, sum.reason, string(sum.phase), "%s", sum.message)
 			}
-			return nil
+			return false, nil
 		case !apierrors.IsConflict(err):
-			return client.IgnoreNotFound(err)
+			return false, client.IgnoreNotFound(err)
 		case attempt > 0:
-			return fmt.Errorf("writing the status of %s %s: %w", r.Kind, client.ObjectKeyFromObject(s.op), err)
+			return false, fmt.Errorf("writing the status of %s %s: %w", r.Kind, client.ObjectKeyFromObject(s.op), err)
 		}
 		fresh, _ := datav1alpha1.NewOperation(string(r.Kind))
 		if err := r.Live.Get(ctx, client.ObjectKeyFromObject(s.op), fresh); err != nil {
-			return client.IgnoreNotFound(err)
+			return false, client.IgnoreNotFound(err)
+		}
+		if fresh.GetOperationStatus().Phase != s.op.GetOperationStatus().Phase {
+			return true, nil
 		}
 		stored = fresh
 	}
