@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake all:dataop
+//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake all:fakeop all:dataop
 var all embed.FS
 
 // Each engine's chart: the directory's files, rooted at Chart.yaml.
@@ -17,6 +17,9 @@ var (
 	// Fake is the test engine's chart: workers (and optionally a master)
 	// of a pause image, nothing else.
 	Fake = mustSub("fake")
+	// FakeOp is the test engine's data-operation chart: one pause-image Job,
+	// or a CronJob whose runs start suspended.
+	FakeOp = mustSub("fakeop")
 )
 
 // DataOp is the chart of one data operation: the Job, or the CronJob for

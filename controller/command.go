@@ -15,8 +15,10 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 		Long: `Runs the controller manager: it binds each runtime to its Dataset, installs
 and upgrades the engine's release with the Helm SDK, creates the Dataset's
 PV and PVC, labels the nodes holding its cache, reports cache states from
-the engine's metrics, and keeps one data operation per kind and Dataset
-(releasing the holds of finished, deleted and never-stored operations).`,
+the engine's metrics, and runs data operations (DataLoad, DataMigrate,
+DataBackup, DataProcess) as Jobs or CronJobs, each holding its Dataset's
+claim while it executes (and releasing the holds of finished, deleted and
+never-stored operations).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := connect()

@@ -45,6 +45,10 @@ type Options struct {
 	// server's priority and fairness.
 	QPS   float32
 	Burst int
+	// Engines are the engines the controller runs, one runtime reconciler
+	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,
+	// Alluxio, Jindo, Thin). Tests run the fake engine.
+	Engines []engines.Engine
 }
 
 // NewOptions returns the defaults.
@@ -86,14 +90,20 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops := &dataops.Reconcilers{Client: mgr.GetClient(), Live: live, Conflicts: conflicts, Grace: o.ClaimGracePeriod}
+	ops := &dataops.Reconcilers{Client: mgr.GetClient(), Live: live, Grace: o.ClaimGracePeriod}
 	if err := ops.SetupWithManager(mgr); err != nil {
-		return nil, fmt.Errorf("setting up the data-operation reconcilers: %w", err)
+		return nil, fmt.Errorf("setting up the Dataset claim releaser: %w", err)
 	}
 	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg)}
-	// The engines: one runtime reconciler each.
-	registry := []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{}}
+	// The engines: one runtime reconciler each; data operations run on them.
+	registry := o.Engines
+	if registry == nil {
+		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{}}
+	}
 	if err := setupRuntimes(mgr, o, helmClients, registry); err != nil {
+		return nil, err
+	}
+	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -37,9 +37,12 @@ type OperationRequest struct {
 // OperationRelease is the chart and values that run an operation. The chart
 // creates exactly one workload named after the release: a batch/v1 Job, or
 // a batch/v1 CronJob when the operation's policy is Cron (besides it, at
-// most a ConfigMap "<release>-files" holding a DataProcess script). The
-// workload and its pods carry OperationLabels(op) and
-// app.kubernetes.io/instance=<release>. Every string of the spec reaches
+// most a ConfigMap "<release>-files" holding a DataProcess script). A
+// CronJob sets concurrencyPolicy Forbid and its jobTemplate spec.suspend
+// true: each run starts suspended, and the controller resumes it once the
+// operation holds its Dataset's claim (a CronJob that does not gate its runs
+// fails the operation). The workload and its pods carry OperationLabels(op)
+// and app.kubernetes.io/instance=<release>. Every string of the spec reaches
 // the manifests as data (quoted or structured values), never spliced into
 // YAML or a shell line.
 type OperationRelease struct {

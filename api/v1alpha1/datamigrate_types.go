@@ -101,6 +101,8 @@ type DataMigrateSpec struct {
 // +kubebuilder:printcolumn:name="Phase",type="string",JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Age",type="date",JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Duration",type="string",JSONPath=`.status.duration`
+// +kubebuilder:printcolumn:name="Policy",type="string",JSONPath=`.spec.policy`,priority=1
+// +kubebuilder:printcolumn:name="Last Schedule",type="date",JSONPath=`.status.lastScheduleTime`,priority=1
 type DataMigrate struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

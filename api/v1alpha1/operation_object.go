@@ -23,6 +23,17 @@ type OperationObject interface {
 	// GetRunAfter returns spec.runAfter: the operation that must complete
 	// first, or nil.
 	GetRunAfter() *OperationRef
+	// GetOperationKind returns the object's kind (DataLoad, ...), which
+	// does not depend on its TypeMeta being filled in.
+	GetOperationKind() OperationKind
+	// GetPolicy returns spec.policy, Once when unset (DataBackup has no
+	// policy: always Once).
+	GetPolicy() Policy
+	// GetSchedule returns spec.schedule, the cron expression of a Cron
+	// operation ("" for DataBackup).
+	GetSchedule() string
+	// GetTTLSecondsAfterFinished returns spec.ttlSecondsAfterFinished.
+	GetTTLSecondsAfterFinished() *int32
 }
 
 var (
@@ -36,6 +47,15 @@ var (
 // (Complete or Failed).
 func (s *OperationStatus) Finished() bool {
 	return s.Phase == PhaseComplete || s.Phase == PhaseFailed
+}
+
+// orOnce is p, or Once when p is empty (the CRD's default, for objects
+// not defaulted by an API server).
+func orOnce(p Policy) Policy {
+	if p == "" {
+		return Once
+	}
+	return p
 }
 
 // target names a Dataset in namespace, or in own when namespace is empty.
@@ -57,6 +77,18 @@ func (o *DataLoad) GetTargetDataset() (string, string, bool) {
 // GetRunAfter implements OperationObject.
 func (o *DataLoad) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
 
+// GetOperationKind implements OperationObject.
+func (o *DataLoad) GetOperationKind() OperationKind { return DataLoadKind }
+
+// GetPolicy implements OperationObject.
+func (o *DataLoad) GetPolicy() Policy { return orOnce(o.Spec.Policy) }
+
+// GetSchedule implements OperationObject.
+func (o *DataLoad) GetSchedule() string { return o.Spec.Schedule }
+
+// GetTTLSecondsAfterFinished implements OperationObject.
+func (o *DataLoad) GetTTLSecondsAfterFinished() *int32 { return o.Spec.TTLSecondsAfterFinished }
+
 // GetOperationStatus implements OperationObject.
 func (o *DataProcess) GetOperationStatus() *OperationStatus { return &o.Status }
 
@@ -67,6 +99,18 @@ func (o *DataProcess) GetTargetDataset() (string, string, bool) {
 
 // GetRunAfter implements OperationObject.
 func (o *DataProcess) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// GetOperationKind implements OperationObject.
+func (o *DataProcess) GetOperationKind() OperationKind { return DataProcessKind }
+
+// GetPolicy implements OperationObject.
+func (o *DataProcess) GetPolicy() Policy { return orOnce(o.Spec.Policy) }
+
+// GetSchedule implements OperationObject.
+func (o *DataProcess) GetSchedule() string { return o.Spec.Schedule }
+
+// GetTTLSecondsAfterFinished implements OperationObject.
+func (o *DataProcess) GetTTLSecondsAfterFinished() *int32 { return o.Spec.TTLSecondsAfterFinished }
 
 // GetOperationStatus implements OperationObject.
 func (o *DataBackup) GetOperationStatus() *OperationStatus { return &o.Status }
@@ -79,6 +123,18 @@ func (o *DataBackup) GetTargetDataset() (string, string, bool) {
 
 // GetRunAfter implements OperationObject.
 func (o *DataBackup) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
+
+// GetOperationKind implements OperationObject.
+func (o *DataBackup) GetOperationKind() OperationKind { return DataBackupKind }
+
+// GetPolicy implements OperationObject: a DataBackup runs once.
+func (o *DataBackup) GetPolicy() Policy { return Once }
+
+// GetSchedule implements OperationObject: a DataBackup has no schedule.
+func (o *DataBackup) GetSchedule() string { return "" }
+
+// GetTTLSecondsAfterFinished implements OperationObject.
+func (o *DataBackup) GetTTLSecondsAfterFinished() *int32 { return o.Spec.TTLSecondsAfterFinished }
 
 // GetOperationStatus implements OperationObject.
 func (o *DataMigrate) GetOperationStatus() *OperationStatus { return &o.Status }
@@ -97,6 +153,18 @@ func (o *DataMigrate) GetTargetDataset() (string, string, bool) {
 // GetRunAfter implements OperationObject.
 func (o *DataMigrate) GetRunAfter() *OperationRef { return o.Spec.RunAfter }
 
+// GetOperationKind implements OperationObject.
+func (o *DataMigrate) GetOperationKind() OperationKind { return DataMigrateKind }
+
+// GetPolicy implements OperationObject.
+func (o *DataMigrate) GetPolicy() Policy { return orOnce(o.Spec.Policy) }
+
+// GetSchedule implements OperationObject.
+func (o *DataMigrate) GetSchedule() string { return o.Spec.Schedule }
+
+// GetTTLSecondsAfterFinished implements OperationObject.
+func (o *DataMigrate) GetTTLSecondsAfterFinished() *int32 { return o.Spec.TTLSecondsAfterFinished }
+
 // NewOperation returns a new, empty object of the named data-operation kind
 // (DataLoad, DataMigrate, DataBackup, DataProcess); ok is false for any
 // other kind.
@@ -112,4 +180,53 @@ func NewOperation(kind string) (obj OperationObject, ok bool) {
 		return &DataProcess{}, true
 	}
 	return nil, false
+}
+
+// OperationList is a list of one data-operation kind.
+// +kubebuilder:object:generate=false
+type OperationList interface {
+	metav1.ListInterface
+	runtime.Object
+	// GetOperations returns the items.
+	GetOperations() []OperationObject
+}
+
+// NewOperationList returns a new, empty list of the named data-operation
+// kind; ok is false for any other kind.
+func NewOperationList(kind string) (list OperationList, ok bool) {
+	switch OperationKind(kind) {
+	case DataLoadKind:
+		return &DataLoadList{}, true
+	case DataMigrateKind:
+		return &DataMigrateList{}, true
+	case DataBackupKind:
+		return &DataBackupList{}, true
+	case DataProcessKind:
+		return &DataProcessList{}, true
+	}
+	return nil, false
+}
+
+// GetOperations implements OperationList.
+func (l *DataLoadList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataMigrateList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataBackupList) GetOperations() []OperationObject { return items(l.Items) }
+
+// GetOperations implements OperationList.
+func (l *DataProcessList) GetOperations() []OperationObject { return items(l.Items) }
+
+// items points at each element of a list's items.
+func items[T any, P interface {
+	*T
+	OperationObject
+}](list []T) []OperationObject {
+	out := make([]OperationObject, len(list))
+	for i := range list {
+		out[i] = P(&list[i])
+	}
+	return out
 }

@@ -51,3 +51,52 @@ func TestNewOperationAndFinished(t *testing.T) {
 		t.Fatalf("NewOperation(Dataset) = %v, %v; want nil, false", op, ok)
 	}
 }
+
+func TestKindPolicyScheduleAndTTL(t *testing.T) {
+	ttl := int32(30)
+	for _, tc := range []struct {
+		op       OperationObject
+		kind     OperationKind
+		policy   Policy // Once when the spec leaves it empty
+		schedule string
+	}{
+		{&DataLoad{Spec: DataLoadSpec{TTLSecondsAfterFinished: &ttl}}, DataLoadKind, Once, ""},
+		{&DataLoad{Spec: DataLoadSpec{Policy: Cron, Schedule: "*/5 * * * *", TTLSecondsAfterFinished: &ttl}}, DataLoadKind, Cron, "*/5 * * * *"},
+		{&DataMigrate{Spec: DataMigrateSpec{Policy: OnEvent, TTLSecondsAfterFinished: &ttl}}, DataMigrateKind, OnEvent, ""},
+		{&DataProcess{Spec: DataProcessSpec{Policy: Cron, Schedule: "@hourly", TTLSecondsAfterFinished: &ttl}}, DataProcessKind, Cron, "@hourly"},
+		{&DataBackup{Spec: DataBackupSpec{TTLSecondsAfterFinished: &ttl}}, DataBackupKind, Once, ""},
+	} {
+		t.Run(string(tc.kind)+"/"+string(tc.policy), func(t *testing.T) {
+			if k := tc.op.GetOperationKind(); k != tc.kind {
+				t.Errorf("kind = %s, want %s", k, tc.kind)
+			}
+			if p := tc.op.GetPolicy(); p != tc.policy {
+				t.Errorf("policy = %q, want %q", p, tc.policy)
+			}
+			if s := tc.op.GetSchedule(); s != tc.schedule {
+				t.Errorf("schedule = %q, want %q", s, tc.schedule)
+			}
+			if got := tc.op.GetTTLSecondsAfterFinished(); got == nil || *got != ttl {
+				t.Errorf("ttlSecondsAfterFinished = %v, want %d", got, ttl)
+			}
+		})
+	}
+}
+
+func TestNewOperationList(t *testing.T) {
+	for _, kind := range []OperationKind{DataLoadKind, DataMigrateKind, DataBackupKind, DataProcessKind} {
+		list, ok := NewOperationList(string(kind))
+		if !ok || len(list.GetOperations()) != 0 {
+			t.Fatalf("NewOperationList(%s) = %v, %v", kind, list, ok)
+		}
+	}
+	l := &DataLoadList{Items: []DataLoad{{ObjectMeta: metav1.ObjectMeta{Name: "a"}}, {ObjectMeta: metav1.ObjectMeta{Name: "b"}}}}
+	ops := l.GetOperations()
+	ops[1].GetOperationStatus().Phase = PhaseComplete
+	if len(ops) != 2 || ops[0].GetName() != "a" || l.Items[1].Status.Phase != PhaseComplete {
+		t.Fatalf("GetOperations does not point at the items: %v", ops)
+	}
+	if _, ok := NewOperationList("Dataset"); ok {
+		t.Fatal("NewOperationList(Dataset) succeeded")
+	}
+}

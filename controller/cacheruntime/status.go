@@ -297,11 +297,15 @@ func readyEvent(prev, next *metav1.Condition) (readyNote, bool) {
 	return readyNote{typ: typ, reason: next.Reason, note: next.Message}, true
 }
 
-// boundDatasetStatus is the Dataset's status once bound to rt: phase Bound,
-// the runtime in status.runtimes, the mounts as specified and Ready.
+// boundDatasetStatus is the Dataset's status once bound to rt: phase Bound
+// (or DataMigrating while a DataMigrate writes it: controller/operation
+// sets that phase and returns it to Bound), the runtime in
+// status.runtimes, the mounts as specified and Ready.
 func boundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
 	s := *ds.Status.DeepCopy()
-	s.Phase = datav1alpha1.BoundDatasetPhase
+	if s.Phase != datav1alpha1.DataMigratingDatasetPhase {
+		s.Phase = datav1alpha1.BoundDatasetPhase
+	}
 	s.Runtimes = []datav1alpha1.Runtime{{Name: rt.GetName(), Namespace: rt.GetNamespace(), Type: runtimeType, Category: datav1alpha1.AccelerateCategory}}
 	s.Mounts = ds.Spec.Mounts
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonBound,

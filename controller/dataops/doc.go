@@ -1,6 +1,6 @@
-// Package dataops reconciles data operations' holds on Datasets: it releases
-// the claims of operations that finished, were deleted or were never stored,
-// and claims Datasets for operations admitted without a claim (the webhook
-// was unavailable or the Dataset did not exist yet), recording the outcome
-// in a DatasetClaimed condition.
+// Package dataops releases the stale holders of Datasets' operation
+// claims: operations that finished or are being deleted, and operations
+// that were never stored once their claim is older than the grace period.
+// It is the safety net under controller/operation, which releases the
+// claims of the operations it runs as they end.
 package dataops

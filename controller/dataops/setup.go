@@ -17,23 +17,21 @@ import (
 	"github.com/sluice-data/sluice/claim"
 )
 
-// Reconcilers are the data-operation claim reconcilers.
+// Reconcilers are the Dataset claim releaser's dependencies.
 type Reconcilers struct {
 	// Client is the manager's client (cached reads).
 	Client client.Client
 	// Live reads from and writes to the API server, for claims.
 	Live client.Client
-	// Conflicts maps each operation kind to the kinds that block it.
-	Conflicts map[string][]string
 	// Grace is how long a claim of a missing operation is kept.
 	Grace time.Duration
 }
 
-// SetupWithManager registers a release reconciler for Datasets (woken by
-// their operations) and a claim reconciler per operation kind.
+// SetupWithManager registers a release reconciler for Datasets, woken by
+// their operations.
 func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
-	if r.Client == nil || r.Live == nil || r.Conflicts == nil {
-		return errors.New("dataops: Client, Live and Conflicts are required")
+	if r.Client == nil || r.Live == nil {
+		return errors.New("dataops: Client and Live are required")
 	}
 	kinds := []string{string(datav1alpha1.DataLoadKind), string(datav1alpha1.DataMigrateKind), string(datav1alpha1.DataBackupKind), string(datav1alpha1.DataProcessKind)}
 	toDataset := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, op client.Object) []reconcile.Request {
@@ -54,17 +52,5 @@ func (r *Reconcilers) SetupWithManager(mgr ctrl.Manager) error {
 		op, _ := datav1alpha1.NewOperation(k)
 		b = b.Watches(op, toDataset)
 	}
-	if err := b.Complete(&ReleaseReconciler{Client: r.Live, Cache: r.Client, Grace: r.Grace}); err != nil {
-		return err
-	}
-	claimer := &claim.Claimer{Client: r.Live, Grace: r.Grace, Attempts: 8}
-	for _, k := range kinds {
-		op, _ := datav1alpha1.NewOperation(k)
-		err := builder.ControllerManagedBy(mgr).Named(k + "-claim").For(op).
-			Complete(&ClaimReconciler{Kind: k, Client: r.Client, Claimer: claimer, Conflicts: r.Conflicts})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.Complete(&ReleaseReconciler{Client: r.Live, Cache: r.Client, Grace: r.Grace})
 }

@@ -57,6 +57,10 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 	}
 }
 
+// Store records a release as if Helm had installed it, for tests (with
+// NewMemoryClient) that need a release in a given state.
+func (c *Client) Store(rel *release.Release) error { return c.cfg.Releases.Create(rel) }
+
 // Latest returns the latest revision of a release, or nil if there is none.
 // It reads Helm's release storage directly (one List of the release's
 // records): action.Get would first probe the API server's reachability.

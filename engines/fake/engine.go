@@ -23,6 +23,11 @@ type Engine struct {
 	Object func() datav1alpha1.RuntimeObject
 	// Metrics is where cache figures are read; none when nil.
 	Metrics *engines.MetricsSource
+	// Unsupported are the operation kinds Operation refuses.
+	Unsupported []datav1alpha1.OperationKind
+	// UngatedCron renders CronJobs whose runs start at once instead of
+	// suspended (a broken chart, for testing the controller's check).
+	UngatedCron bool
 }
 
 var _ engines.Engine = Engine{}

@@ -3,8 +3,10 @@
 # A data operation targets a Dataset in its own namespace; on CREATE it
 # claims the Dataset against the kinds that conflict with it (policy data
 # validating.operations.conflicts), and the webhook records the claim
-# atomically or denies naming the holder. runAfter should name an operation
-# that exists.
+# atomically or denies naming the holder. An operation that does not run at
+# once (policy Cron, or after another by runAfter) is not claimed here: the
+# controller claims for each run when it starts, and the operation waits
+# while another holds the Dataset.
 package sluice.validating
 
 import rego.v1
@@ -35,11 +37,10 @@ claims contains {
 	input.request.operation == "CREATE"
 	facts.target.name
 	facts.target.namespace == obj.metadata.namespace
+	not deferred
 }
 
-warnings contains msg if {
-	is_operation
-	ref := obj.spec.runAfter
-	facts.runAfter.exists == false
-	msg := sprintf("spec.runAfter: %s %q does not exist (yet); this operation waits for it", [ref.kind, ref.name])
-}
+# deferred: the operation does not start when it is admitted.
+deferred if obj.spec.policy == "Cron"
+
+deferred if obj.spec.runAfter

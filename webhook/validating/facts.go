@@ -17,6 +17,7 @@ type Facts struct {
 	// Data operations.
 	Target   *Target   `json:"target,omitempty"`
 	RunAfter *RunAfter `json:"runAfter,omitempty"`
+	Schedule *Schedule `json:"schedule,omitempty"`
 
 	// Runtimes.
 	Levels                 []LevelFacts     `json:"levels,omitempty"`
@@ -37,11 +38,25 @@ type Facts struct {
 type Target struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// RuntimeType is the type of the runtime the Dataset is bound to (its
+	// engine), "" when it is not bound or does not exist.
+	RuntimeType string `json:"runtimeType,omitempty"`
 }
 
-// RunAfter says whether the operation's runAfter exists.
+// RunAfter is what the operation's runAfter leads to.
 type RunAfter struct {
+	// Exists says whether the operation it names exists.
 	Exists bool `json:"exists"`
+	// Cycle is a chain of runAfter (and affinityStrategy.dependOn)
+	// references from this operation back to itself, "Kind name" each,
+	// starting and ending with it; empty when there is none.
+	Cycle []string `json:"cycle,omitempty"`
+}
+
+// Schedule is a Cron operation's spec.schedule as parsed.
+type Schedule struct {
+	// Error says why it is not a schedule a CronJob accepts; "" when it is.
+	Error string `json:"error"`
 }
 
 // LevelFacts is one tieredstore level with its quantities parsed.

@@ -51,16 +51,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case runtimeKinds[kind] != nil:
 		return g.runtimeFacts(ctx, kind, obj, old, withUsage)
 	default:
-		if ns, name, ok := claim.Target(obj); ok {
-			f.Target = &Target{Namespace: ns, Name: name}
-		}
-		if ref := runAfterOf(obj); ref != nil {
-			exists, err := g.operationExists(ctx, obj.GetNamespace(), ref)
-			if err != nil {
-				return f, err
-			}
-			f.RunAfter = &RunAfter{Exists: exists}
-		}
+		return g.operationFacts(ctx, obj)
 	}
 	return f, nil
 }
@@ -77,7 +68,7 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 	ds := &datav1alpha1.Dataset{}
 	if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds); err != nil {
 		return f, err
-	} else if found && ds.Status.Phase == datav1alpha1.BoundDatasetPhase {
+	} else if found && (ds.Status.Phase == datav1alpha1.BoundDatasetPhase || ds.Status.Phase == datav1alpha1.DataMigratingDatasetPhase) {
 		for _, r := range ds.Status.Runtimes {
 			f.Bound = f.Bound || r.Name == name
 		}
@@ -127,11 +118,4 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 		namespace = ref.Namespace
 	}
 	return g.get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, op)
-}
-
-func runAfterOf(obj client.Object) *datav1alpha1.OperationRef {
-	if o, ok := obj.(datav1alpha1.OperationObject); ok {
-		return o.GetRunAfter()
-	}
-	return nil
 }

@@ -1,0 +1,23 @@
+{{- define "fakeop.labels" -}}
+app.kubernetes.io/name: sluice-fakeop
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
+app.kubernetes.io/managed-by: sluice
+{{- end -}}
+
+{{- define "fakeop.pod" -}}
+metadata:
+  labels:
+    {{- include "fakeop.labels" . | nindent 4 }}
+spec:
+  restartPolicy: Never
+  {{- with .Values.affinity }}
+  affinity:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  containers:
+    - name: operation
+      image: {{ .Values.image | quote }}
+      env:
+        - name: OPERATION_KIND
+          value: {{ .Values.kind | quote }}
+{{- end -}}

@@ -1,0 +1,106 @@
+package operation
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// Node label keys an operation's status.nodeAffinity records, as Fluid's
+// dataflow does.
+const (
+	labelHostname = "kubernetes.io/hostname"
+	labelRegion   = "topology.kubernetes.io/region"
+	labelZone     = "topology.kubernetes.io/zone"
+)
+
+// nodeAffinityOf is where a pod ran, for the operations after it: one
+// required term matching the node by name (kubernetes.io/hostname), its
+// region and zone, and the value the node has of every label key the pod's
+// own node affinity named (a custom topology label the next operation may
+// require or prefer).
+func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node) *corev1.NodeAffinity {
+	in := func(key, value string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}}
+	}
+	exprs := []corev1.NodeSelectorRequirement{in(labelHostname, node.Name)}
+	seen := map[string]bool{labelHostname: true}
+	add := func(key string) {
+		if v, ok := node.Labels[key]; ok && !seen[key] {
+			seen[key] = true
+			exprs = append(exprs, in(key, v))
+		}
+	}
+	add(labelRegion)
+	add(labelZone)
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			for _, e := range t.Preference.MatchExpressions {
+				add(e.Key)
+			}
+		}
+		if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; req != nil {
+			for _, t := range req.NodeSelectorTerms {
+				for _, e := range t.MatchExpressions {
+					add(e.Key)
+				}
+			}
+		}
+	}
+	return &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}},
+	}}
+}
+
+// affinityFor is the affinity an operation gets from the placement of the
+// one it follows (ran, its status.nodeAffinity), by its affinityStrategy:
+// Require adds the requirements on the keys of strategy.requires (default
+// the node), Prefer a preferred term per key of strategy.prefers (default
+// the node, weight 100); keys the earlier operation did not record are
+// skipped. Nil when there is nothing to add.
+func affinityFor(strategy datav1alpha1.AffinityStrategy, ran *corev1.NodeAffinity) *corev1.Affinity {
+	if ran == nil || ran.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(ran.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
+		return nil
+	}
+	recorded := map[string]corev1.NodeSelectorRequirement{}
+	for _, e := range ran.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions {
+		recorded[e.Key] = e
+	}
+	switch strategy.Policy {
+	case datav1alpha1.RequireAffinityStrategy:
+		requires := strategy.Requires
+		if len(requires) == 0 {
+			requires = []datav1alpha1.Require{{Name: labelHostname}}
+		}
+		var exprs []corev1.NodeSelectorRequirement
+		for _, r := range requires {
+			if e, ok := recorded[r.Name]; ok {
+				exprs = append(exprs, *e.DeepCopy())
+			}
+		}
+		if len(exprs) == 0 {
+			return nil
+		}
+		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}},
+		}}}
+	case datav1alpha1.PreferAffinityStrategy:
+		prefers := strategy.Prefers
+		if len(prefers) == 0 {
+			prefers = []datav1alpha1.Prefer{{Name: labelHostname, Weight: 100}}
+		}
+		var terms []corev1.PreferredSchedulingTerm
+		for _, p := range prefers {
+			if e, ok := recorded[p.Name]; ok {
+				terms = append(terms, corev1.PreferredSchedulingTerm{Weight: p.Weight, Preference: corev1.NodeSelectorTerm{
+					MatchExpressions: []corev1.NodeSelectorRequirement{*e.DeepCopy()},
+				}})
+			}
+		}
+		if len(terms) == 0 {
+			return nil
+		}
+		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
+	}
+	return nil
+}

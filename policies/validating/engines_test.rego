@@ -1,0 +1,42 @@
+package sluice.validating_test
+
+import rego.v1
+
+import data.sluice.validating
+
+kind_input(kind, engine) := json.patch(
+	load_input("CREATE", {"namespace": "team-a", "name": "imagenet", "runtimeType": engine}, {}),
+	[{"op": "replace", "path": "/kind", "value": kind}],
+)
+
+test_an_engine_that_cannot_run_the_kind_warns if {
+	d := validating.decision with input as kind_input("DataBackup", "juicefs")
+	d.warnings == {"dataset team-a/imagenet: the juicefs engine cannot run a DataBackup; the operation will fail (engines that can: alluxio)"}
+	count(d.deny) == 0
+}
+
+test_an_engine_that_runs_the_kind_does_not_warn if {
+	d := validating.decision with input as kind_input("DataMigrate", "juicefs")
+	count(d.warnings) == 0
+}
+
+test_any_engine_runs_a_data_process if {
+	d := validating.decision with input as kind_input("DataProcess", "efc")
+	count(d.warnings) == 0
+}
+
+test_an_unbound_dataset_does_not_warn if {
+	d := validating.decision with input as load_input("CREATE", {"namespace": "team-a", "name": "imagenet"}, {})
+	count(d.warnings) == 0
+}
+
+test_a_caveat_warns if {
+	d := validating.decision with input as kind_input("DataLoad", "thin")
+	d.warnings == {"dataset team-a/imagenet: the thin engine runs a DataLoad only when its ThinRuntimeProfile names a load command; otherwise the operation fails"}
+}
+
+test_the_support_table_is_policy_data if {
+	d := validating.decision with input as kind_input("DataBackup", "juicefs")
+		with data.sluice.config.validating.operations.engines.DataBackup as ["alluxio", "juicefs"]
+	count(d.warnings) == 0
+}

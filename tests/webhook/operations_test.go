@@ -1,0 +1,114 @@
+package webhook_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testobj"
+)
+
+// warnings collects the admission warnings the API server returns.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) HandleWarningHeader(_ int, _ string, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, msg)
+}
+
+func (w *warnings) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.msgs, "\n")
+}
+
+// warnedClient is a client whose requests' warnings are collected.
+func warnedClient(t *testing.T) (client.Client, *warnings) {
+	t.Helper()
+	w := &warnings{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WarningHandler = w
+	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, w
+}
+
+// TestOperationAdmission sends data operations through the real API server
+// to the validating webhook: OnEvent and a runAfter cycle are denied naming
+// their rule and field; a runAfter naming a missing operation and an engine
+// that cannot run the kind are admitted with warnings; operations that do
+// not start at once (Cron, runAfter) are not claimed at admission, so they
+// are admitted while another operation holds the Dataset.
+func TestOperationAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	seedDataset(t, ns, "imagenet", datav1alpha1.BoundDatasetPhase)
+	c, warned := warnedClient(t)
+
+	onEvent := testobj.DataLoad("on-event", ns, "imagenet")
+	onEvent.Spec.Policy = datav1alpha1.OnEvent
+	if err := c.Create(ctxT(t), onEvent); !apierrors.IsForbidden(err) ||
+		!strings.Contains(err.Error(), "spec.policy: OnEvent is not supported yet") || !strings.Contains(err.Error(), "rule operation-policy") {
+		t.Fatalf("an OnEvent DataLoad: %v", err)
+	}
+
+	// The first operation holds the Dataset; one after it is admitted, with
+	// a warning while it names an operation that does not exist.
+	warm := testobj.DataLoad("warm", ns, "imagenet")
+	warm.Spec.RunAfter = &datav1alpha1.OperationRef{ObjectRef: datav1alpha1.ObjectRef{Kind: datav1alpha1.DataProcessKind, Name: "train"}}
+	holder := testobj.DataLoad("holder", ns, "imagenet")
+	if err := c.Create(ctxT(t), holder); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctxT(t), warm); err != nil {
+		t.Fatalf("a DataLoad after another, while the Dataset is held: %v", err)
+	}
+	if !strings.Contains(warned.String(), `spec.runAfter: DataProcess "train" does not exist (yet); this operation waits for it`) {
+		t.Fatalf("warnings: %s", warned)
+	}
+	if got := dataset(t, ns, "imagenet").Status.OperationRef["DataLoad"]; got != "holder" {
+		t.Fatalf("holders of DataLoad = %q, want only the operation that starts at once", got)
+	}
+	nightly := testobj.DataLoad("nightly", ns, "imagenet")
+	nightly.Spec.Policy, nightly.Spec.Schedule = datav1alpha1.Cron, "0 2 * * *"
+	if err := c.Create(ctxT(t), nightly); err != nil {
+		t.Fatalf("a Cron DataLoad while the Dataset is held: %v", err)
+	}
+
+	// Closing the loop is denied, once the webhook's cache has warm.
+	train := &datav1alpha1.DataProcess{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "train"}, Spec: datav1alpha1.DataProcessSpec{
+		Dataset:   datav1alpha1.TargetDatasetWithMountPath{Name: "imagenet", MountPath: "/data"},
+		Processor: datav1alpha1.Processor{Script: &datav1alpha1.ScriptProcessor{Source: "true"}},
+		RunAfter:  &datav1alpha1.OperationRef{ObjectRef: datav1alpha1.ObjectRef{Kind: datav1alpha1.DataLoadKind, Name: "warm"}},
+	}}
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for err = c.Create(ctxT(t), train.DeepCopy(), client.DryRunAll); err == nil && time.Now().Before(deadline); err = c.Create(ctxT(t), train.DeepCopy(), client.DryRunAll) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	err = c.Create(ctxT(t), train)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(),
+		"spec.runAfter: the operations would wait for each other for ever: DataProcess train → DataLoad warm → DataProcess train (rule operation-run-after-cycle)") {
+		t.Fatalf("a runAfter cycle: %v", err)
+	}
+
+	backup := &datav1alpha1.DataBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"}, Spec: datav1alpha1.DataBackupSpec{Dataset: "imagenet"}}
+	if err := c.Create(ctxT(t), backup); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warned.String(), "dataset "+ns+"/imagenet: the juicefs engine cannot run a DataBackup; the operation will fail (engines that can: alluxio)") {
+		t.Fatalf("warnings: %s", warned)
+	}
+}
