@@ -9,14 +9,15 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/operation"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/process"
 )
 
-// renderers render the kinds that do not depend on the Dataset's engine;
-// the others are rendered by the engine (engines.Operations). DataProcess
-// joins them once engines/process exists:
-//
-//	datav1alpha1.DataProcessKind: process.Render,
-var renderers = map[datav1alpha1.OperationKind]operation.Renderer{}
+// renderers render the kinds that do not depend on the Dataset's engine
+// (DataProcess runs the user's pod with the Dataset's PVC, whatever caches
+// it); the others are rendered by the engine (engines.Operations).
+var renderers = map[datav1alpha1.OperationKind]operation.Renderer{
+	datav1alpha1.DataProcessKind: process.Operations{}.Operation,
+}
 
 // setupOperations registers one operation reconciler per kind, running
 // operations through the registry's engines.
