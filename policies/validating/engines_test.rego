@@ -30,9 +30,16 @@ test_an_unbound_dataset_does_not_warn if {
 	count(d.warnings) == 0
 }
 
+test_thin_cannot_load if {
+	d := validating.decision with input as kind_input("DataLoad", "thin")
+	d.warnings == {"dataset team-a/imagenet: the thin engine cannot run a DataLoad; the operation will fail (engines that can: alluxio, jindo, juicefs)"}
+}
+
 test_a_caveat_warns if {
 	d := validating.decision with input as kind_input("DataLoad", "thin")
-	d.warnings == {"dataset team-a/imagenet: the thin engine runs a DataLoad only when its ThinRuntimeProfile names a load command; otherwise the operation fails"}
+		with data.sluice.config.validating.operations.engines.DataLoad as ["thin"]
+		with data.sluice.config.validating.operations.caveats.DataLoad as {"thin": "runs only when its profile says so"}
+	d.warnings == {"dataset team-a/imagenet: runs only when its profile says so"}
 }
 
 test_the_support_table_is_policy_data if {
