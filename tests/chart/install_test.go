@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -101,18 +100,6 @@ func newHelm(t *testing.T, c *simcluster.Cluster, ns string) *helmClient {
 	if err := cfg.Init(flags, ns, "secret", t.Logf); err != nil {
 		t.Fatal(err)
 	}
-	// The simulated cluster's kube-apiserver is built from the k8s.io/kubernetes
-	// v1.37.2 module without version stamping, so it reports v0.0.0-master;
-	// Helm's check of the chart's kubeVersion needs the real version.
-	dc, err := flags.ToDiscoveryClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	apis, err := action.GetVersionSet(dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Capabilities = &chartutil.Capabilities{KubeVersion: kubeVersion, APIVersions: apis, HelmVersion: chartutil.DefaultCapabilities.HelmVersion}
 	return &helmClient{cfg: cfg, namespace: ns}
 }
 
