@@ -5,5 +5,7 @@
 // define (CRDs, the controller's rules, the webhook entries, the CSI
 // plugin's rules), and an install into the simulated cluster
 // (tests/simcluster) where the real kube-apiserver accepts every object and
-// kwok runs the Pods to Ready.
+// kwok runs the Pods to Ready, in both certificate modes: in cert-manager
+// mode cert-manager's own controller and cainjector (tests/certmanager)
+// issue the chart's certificates and inject its CA.
 package chart

@@ -5,13 +5,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -36,7 +34,12 @@ import (
 // injected the CA into both configurations), upgrades as docs/install.md
 // says (CRDs applied server-side, then helm upgrade; the certificate and
 // caBundles the webhook wrote survive), and uninstalls (the CRDs stay). The
-// second install is in cert-manager mode, against cert-manager's CRDs.
+// second install is in cert-manager mode, with cert-manager's own
+// controller and cainjector running (tests/certmanager): they issue the
+// chart's CA and serving certificate and inject the CA into both installed
+// configurations; the Secrets they wrote outlive the release. The webhook
+// serving in that mode is tested in tests/webhookcerts (the webhook cannot
+// run twice in one process: controller names are unique per process).
 func TestInstallIntoSimulatedCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
@@ -74,15 +77,15 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 		checkCRDsEstablished(ctx, t, c.Client) // crds/ are never deleted
 	})
 	t.Run("cert-manager", func(t *testing.T) {
-		if err := installCRDFiles(ctx, c.Client, filepath.Join("testdata", "cert-manager-crds")); err != nil {
-			t.Fatal(err)
-		}
+		cm := startCertManager(t, c)
 		h := newHelm(t, c, "sluice-cm")
 		rel := h.install(ctx, t, parseValues(t, `certManager: {enabled: true}`))
 		checkObjects(ctx, t, c.Client, rel, true)
 		checkCertManagerAccess(ctx, t, c.Client, h.namespace)
+		secrets := checkIssuedAndInjected(ctx, t, c.Client, cm, h.namespace)
 		h.uninstall(t)
 		checkObjects(ctx, t, c.Client, rel, false)
+		checkSecretsKept(ctx, t, c.Client, h.namespace, secrets)
 	})
 }
 
@@ -101,18 +104,6 @@ func newHelm(t *testing.T, c *simcluster.Cluster, ns string) *helmClient {
 	if err := cfg.Init(flags, ns, "secret", t.Logf); err != nil {
 		t.Fatal(err)
 	}
-	// The simulated cluster's kube-apiserver is built from the k8s.io/kubernetes
-	// v1.37.2 module without version stamping, so it reports v0.0.0-master;
-	// Helm's check of the chart's kubeVersion needs the real version.
-	dc, err := flags.ToDiscoveryClient()
-	if err != nil {
-		t.Fatal(err)
-	}
-	apis, err := action.GetVersionSet(dc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Capabilities = &chartutil.Capabilities{KubeVersion: kubeVersion, APIVersions: apis, HelmVersion: chartutil.DefaultCapabilities.HelmVersion}
 	return &helmClient{cfg: cfg, namespace: ns}
 }
 

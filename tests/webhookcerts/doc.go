@@ -5,6 +5,7 @@
 // Self-managed: readiness until both configurations trust the certificate,
 // two replicas agreeing on one CA, and rotation of the CA and the serving
 // certificate under admission load with no failed admission. cert-manager:
-// the Certificate's readiness reported, against cert-manager's CRDs with
-// the status and Secret written by the test.
+// cert-manager's own controller and cainjector (tests/certmanager) issue
+// the chart's certificate chain and inject its CA, the replica serves the
+// issued certificate and reports the Certificate's readiness, Ready or not.
 package webhookcerts

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"testing"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/sluice-data/sluice/tests/certmanager"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook"
 )
@@ -44,14 +43,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// installCertManagerCRDs installs cert-manager's Certificate and Issuer
-// CRDs, the copies tests/chart validates the chart against.
+// installCertManagerCRDs installs cert-manager's CRDs (all of them: its
+// controller watches CertificateRequests, ClusterIssuers and the ACME
+// kinds too), from the cert-manager module the controller is built from.
 func installCertManagerCRDs(_ context.Context, e *testenv.Env) error {
-	_, err := envtest.InstallCRDs(e.Config, envtest.CRDInstallOptions{
-		Paths:              []string{filepath.Join(testenv.RepoRoot(), "tests", "chart", "testdata", "cert-manager-crds")},
-		ErrorIfPathMissing: true,
-	})
-	return err
+	return certmanager.InstallCRDs(e.Config)
 }
 
 // TestHelperWebhookProcess is not a test: started by startReplica in a

@@ -20,8 +20,9 @@ import (
 // cert-manager issues the serving certificate from (cert-manager mode): a
 // log line when it is not Ready and the sluice_webhook_certificate_ready
 // gauge. Whether the webhook is ready depends on the certificate it
-// presents, not on this: a Certificate being renewed is not Ready while
-// the current certificate still serves.
+// presents, not on this: a Certificate can be not Ready while the
+// certificate in its Secret still serves (after a change of its spec,
+// until it is issued again).
 type certificateReporter struct {
 	reader      client.Reader
 	certificate types.NamespacedName
