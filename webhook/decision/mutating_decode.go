@@ -3,6 +3,7 @@ package decision
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // DecodeMutating converts a policy result into a Mutating decision. It
@@ -104,7 +105,78 @@ func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
 			return true, d.boolean(e, &s.Unprivileged)
 		case "readinessGate":
 			return true, d.boolean(e, &s.ReadinessGate)
+		case "env":
+			return true, d.env(e, &s.Env)
+		case "resources":
+			return true, d.resources(e, &s.Resources)
 		}
 		return false, nil
+	})
+}
+
+// env decodes a set of {name, value}; a name given twice is an error, as
+// the container could hold only one of its values.
+func (d *decoder) env(v ast.Value, out *[]corev1.EnvVar) error {
+	return d.list(v, func(_ int, e ast.Value) error {
+		var ev corev1.EnvVar
+		err := d.object(e, func(k string, e ast.Value) (bool, error) {
+			switch k {
+			case "name":
+				return true, d.str(e, &ev.Name)
+			case "value":
+				return true, d.str(e, &ev.Value)
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+		if ev.Name == "" {
+			return d.errorf("want a variable name")
+		}
+		for _, prev := range *out {
+			if prev.Name == ev.Name {
+				return d.errorf("variable %q is set twice (%q and %q)", ev.Name, prev.Value, ev.Value)
+			}
+		}
+		*out = append(*out, ev)
+		return nil
+	})
+}
+
+// resources decodes {limits, requests}, each resource name to a quantity
+// (a string such as "2Gi", or a number).
+func (d *decoder) resources(v ast.Value, out *corev1.ResourceRequirements) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
+		switch k {
+		case "limits":
+			return true, d.resourceList(e, &out.Limits)
+		case "requests":
+			return true, d.resourceList(e, &out.Requests)
+		}
+		return false, nil
+	})
+}
+
+func (d *decoder) resourceList(v ast.Value, out *corev1.ResourceList) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
+		var text string
+		switch q := e.(type) {
+		case ast.String:
+			text = string(q)
+		case ast.Number:
+			text = string(q)
+		default:
+			return true, d.errorf("want a quantity (a string such as \"2Gi\", or a number), got %s", ast.ValueName(e))
+		}
+		qty, err := resource.ParseQuantity(text)
+		if err != nil {
+			return true, d.errorf("%q is not a quantity: %v", text, err)
+		}
+		if *out == nil {
+			*out = corev1.ResourceList{}
+		}
+		(*out)[corev1.ResourceName(k)] = qty
+		return true, nil
 	})
 }
