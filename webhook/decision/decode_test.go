@@ -73,6 +73,9 @@ func TestDecodeMutatingRejectsWrongShapes(t *testing.T) {
 		{`{"sidecars": [{"resources": {"limit": {}}}]}`, ".sidecars[0].resources.limit: unknown field"},
 		{`{"sidecars": [{"resources": {"limits": {"memory": "2 GB"}}}]}`, `.sidecars[0].resources.limits.memory: "2 GB" is not a quantity`},
 		{`{"sidecars": [{"resources": {"requests": {"cpu": true}}}]}`, ".sidecars[0].resources.requests.cpu: want a quantity"},
+		{`{"sidecars": [{"volume": "data", "mode": "native"}, {"volume": "data", "mode": "container"}]}`, `.sidecars[1]: a second entry for volume "data" (the first is [0])`},
+		{`{"volumeRewrites": [{"volume": "data", "hostPath": "/a"}, {"volume": "data", "hostPath": "/b"}]}`, `.volumeRewrites[1]: a second entry for volume "data"`},
+		{`{"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}, {"volume": "data", "mode": "None"}]}`, `.mountPropagation[1]: a second entry for volume "data"`},
 	}
 	for _, tt := range tests {
 		_, err := DecodeMutating(parse(t, tt.doc))

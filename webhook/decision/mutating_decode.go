@@ -49,6 +49,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 					}
 					return false, nil
 				})
+				if err == nil {
+					err = d.oncePerVolume(m.Volume, len(out.MountPropagation), func(i int) string { return out.MountPropagation[i].Volume })
+				}
 				out.MountPropagation = append(out.MountPropagation, m)
 				return err
 			})
@@ -68,6 +71,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 					}
 					return false, nil
 				})
+				if err == nil {
+					err = d.oncePerVolume(r.Volume, len(out.VolumeRewrites), func(i int) string { return out.VolumeRewrites[i].Volume })
+				}
 				out.VolumeRewrites = append(out.VolumeRewrites, r)
 				return err
 			})
@@ -75,6 +81,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 			return true, d.list(e, func(_ int, e ast.Value) error {
 				var s Sidecar
 				err := d.sidecar(e, &s)
+				if err == nil {
+					err = d.oncePerVolume(s.Volume, len(out.Sidecars), func(i int) string { return out.Sidecars[i].Volume })
+				}
 				out.Sidecars = append(out.Sidecars, s)
 				return err
 			})
@@ -85,6 +94,20 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 		return nil, fmtSchemaError(err)
 	}
 	return out, nil
+}
+
+// oncePerVolume fails when one of the n entries decoded before names the
+// same volume: two different entries for one volume (two sidecars, two
+// host paths, two modes) cannot both be applied. A policy yields them when
+// two rules give one value two ways, which the prepared queries do not
+// report as a conflict (docs/design/policy-decision.md).
+func (d *decoder) oncePerVolume(volume string, n int, volumeOf func(int) string) error {
+	for i := range n {
+		if volumeOf(i) == volume {
+			return d.errorf("a second entry for volume %q (the first is [%d]); give one per volume", volume, i)
+		}
+	}
+	return nil
 }
 
 func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
