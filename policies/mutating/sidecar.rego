@@ -4,8 +4,9 @@
 # container as a sidecar for each dataset volume, and the volume is rewritten
 # to a hostPath of the FUSE mount (with the sub-path). The sidecar is a native
 # sidecar where the cluster supports it, gets a mount-readiness gate unless
-# fuse.sidecar.poststart.fluid.io/inject=false, and drops its privileges for
-# Pods labelled unprivileged.sidecar.fluid.io/inject=true.
+# fuse.sidecar.poststart.fluid.io/inject=false, drops its privileges for
+# Pods labelled unprivileged.sidecar.fluid.io/inject=true, and gets the
+# environment variables and resources the platform sets.
 package sluice.mutating
 
 import rego.v1
@@ -38,7 +39,25 @@ default readiness_gate := true
 
 readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
 
-# The mode and flags are bound in the body, ahead of the call to
+# Environment variables and resources set on every injected FUSE
+# container, replacing the FUSE template's: from policy data
+# mutating.sidecar.env (name: value) and mutating.sidecar.resources
+# ({limits, requests}: resource: quantity). Modules add to them:
+#   sidecar_env contains {"name": "HTTPS_PROXY", "value": "..."} if ...
+#   sidecar_limits["memory"] := "2Gi" if ...
+sidecar_env contains {"name": name, "value": value} if {
+	some name, value in data.sluice.config.mutating.sidecar.env
+}
+
+sidecar_limits[name] := quantity if {
+	some name, quantity in data.sluice.config.mutating.sidecar.resources.limits
+}
+
+sidecar_requests[name] := quantity if {
+	some name, quantity in data.sluice.config.mutating.sidecar.resources.requests
+}
+
+# The mode, flags and settings are bound in the body, ahead of the call to
 # dataset_ref: a condition on the input that follows a call is not
 # specialised (docs/design/admission-fast-path.md).
 sidecars contains {
@@ -48,11 +67,16 @@ sidecars contains {
 	"mode": mode,
 	"unprivileged": unprivileged_flag,
 	"readinessGate": gate,
+	"env": env,
+	"resources": {"limits": limits, "requests": requests},
 } if {
 	serverless
 	mode := sidecar_mode
 	unprivileged_flag := unprivileged
 	gate := readiness_gate
+	env := sidecar_env
+	limits := sidecar_limits
+	requests := sidecar_requests
 	some v in input.datasetVolumes
 }
 

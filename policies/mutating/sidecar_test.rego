@@ -10,6 +10,7 @@ test_serverless_pod_gets_native_sidecar_and_rewrite if {
 		"volume": "data", "dataset": "team-a/imagenet",
 		"mountPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse",
 		"mode": "native", "unprivileged": false, "readinessGate": true,
+		"env": set(), "resources": {"limits": {}, "requests": {}},
 	}}
 	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
 	d.labels == {"done.sidecar.fluid.io/inject": "true"}
@@ -57,4 +58,18 @@ test_serverless_pod_without_datasets_is_untouched if {
 	d := mutating.decision with input as input_for(serverless_pod, [])
 	d.sidecars == set()
 	d.labels == {}
+}
+
+test_env_and_resources_from_policy_data if {
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.env as {"HTTPS_PROXY": "http://proxy:3128"}
+		with data.sluice.config.mutating.sidecar.resources as {"limits": {"memory": "2Gi"}, "requests": {}}
+	only(d.sidecars).env == {{"name": "HTTPS_PROXY", "value": "http://proxy:3128"}}
+	only(d.sidecars).resources == {"limits": {"memory": "2Gi"}, "requests": {}}
+}
+
+test_env_and_resources_only_for_sidecars if {
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.env as {"HTTPS_PROXY": "http://proxy:3128"}
+	d.sidecars == set()
 }

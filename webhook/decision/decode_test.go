@@ -26,7 +26,8 @@ func TestDecodeMutating(t *testing.T) {
 		"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}],
 		"annotations": {"a": "b"}, "labels": {},
 		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt"}],
-		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false}]
+		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false,
+		              "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"memory": "2Gi", "cpu": 1}, "requests": {"cpu": "500m"}}}]
 	}`))
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +37,13 @@ func TestDecodeMutating(t *testing.T) {
 	}
 	if d.Sidecars[0].Mode != NativeSidecar || !d.Sidecars[0].Unprivileged || d.Sidecars[0].ReadinessGate {
 		t.Errorf("sidecars = %+v", d.Sidecars)
+	}
+	if env := d.Sidecars[0].Env; len(env) != 1 || env[0] != (corev1.EnvVar{Name: "A", Value: "1"}) {
+		t.Errorf("env = %+v", env)
+	}
+	r := d.Sidecars[0].Resources
+	if r.Limits.Memory().String() != "2Gi" || r.Limits.Cpu().String() != "1" || r.Requests.Cpu().String() != "500m" || len(r.Requests) != 1 {
+		t.Errorf("resources = %+v", r)
 	}
 	if d.Annotations["a"] != "b" || d.Warnings[0] != "w" || d.MountPropagation[0].Mode != corev1.MountPropagationHostToContainer {
 		t.Errorf("decision = %+v", d)
@@ -59,6 +67,15 @@ func TestDecodeMutatingRejectsWrongShapes(t *testing.T) {
 		{`{"annotations": {"a": 1}}`, ".annotations.a: want a string"},
 		{`{"sidecars": [{"unprivileged": "yes"}]}`, ".sidecars[0].unprivileged: want a boolean"},
 		{`{"deny": [{"rule": "r", "msg": "m"}]}`, ".deny[0].msg: unknown field"},
+		{`{"sidecars": [{"env": [{"name": "A", "value": 1}]}]}`, ".sidecars[0].env[0].value: want a string"},
+		{`{"sidecars": [{"env": [{"value": "1"}]}]}`, ".sidecars[0].env[0]: want a variable name"},
+		{`{"sidecars": [{"env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]}]}`, `.sidecars[0].env[1]: variable "A" is set twice ("1" and "2")`},
+		{`{"sidecars": [{"resources": {"limit": {}}}]}`, ".sidecars[0].resources.limit: unknown field"},
+		{`{"sidecars": [{"resources": {"limits": {"memory": "2 GB"}}}]}`, `.sidecars[0].resources.limits.memory: "2 GB" is not a quantity`},
+		{`{"sidecars": [{"resources": {"requests": {"cpu": true}}}]}`, ".sidecars[0].resources.requests.cpu: want a quantity"},
+		{`{"sidecars": [{"volume": "data", "mode": "native"}, {"volume": "data", "mode": "container"}]}`, `.sidecars[1]: a second entry for volume "data" (the first is [0])`},
+		{`{"volumeRewrites": [{"volume": "data", "hostPath": "/a"}, {"volume": "data", "hostPath": "/b"}]}`, `.volumeRewrites[1]: a second entry for volume "data"`},
+		{`{"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}, {"volume": "data", "mode": "None"}]}`, `.mountPropagation[1]: a second entry for volume "data"`},
 	}
 	for _, tt := range tests {
 		_, err := DecodeMutating(parse(t, tt.doc))

@@ -82,6 +82,12 @@ type Sidecar struct {
 	Unprivileged bool `json:"unprivileged"`
 	// ReadinessGate holds the app containers until the mount is live.
 	ReadinessGate bool `json:"readinessGate"`
+	// Env is set on the sidecar's container, each variable (name and
+	// value) replacing the FUSE template's of the same name or added.
+	Env []corev1.EnvVar `json:"env"`
+	// Resources are set on the sidecar's container, each quantity
+	// replacing the FUSE template's for its resource.
+	Resources corev1.ResourceRequirements `json:"resources"`
 }
 
 // Empty reports whether d changes nothing.

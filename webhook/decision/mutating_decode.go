@@ -3,6 +3,7 @@ package decision
 import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // DecodeMutating converts a policy result into a Mutating decision. It
@@ -48,6 +49,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 					}
 					return false, nil
 				})
+				if err == nil {
+					err = d.oncePerVolume(m.Volume, len(out.MountPropagation), func(i int) string { return out.MountPropagation[i].Volume })
+				}
 				out.MountPropagation = append(out.MountPropagation, m)
 				return err
 			})
@@ -67,6 +71,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 					}
 					return false, nil
 				})
+				if err == nil {
+					err = d.oncePerVolume(r.Volume, len(out.VolumeRewrites), func(i int) string { return out.VolumeRewrites[i].Volume })
+				}
 				out.VolumeRewrites = append(out.VolumeRewrites, r)
 				return err
 			})
@@ -74,6 +81,9 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 			return true, d.list(e, func(_ int, e ast.Value) error {
 				var s Sidecar
 				err := d.sidecar(e, &s)
+				if err == nil {
+					err = d.oncePerVolume(s.Volume, len(out.Sidecars), func(i int) string { return out.Sidecars[i].Volume })
+				}
 				out.Sidecars = append(out.Sidecars, s)
 				return err
 			})
@@ -84,6 +94,20 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 		return nil, fmtSchemaError(err)
 	}
 	return out, nil
+}
+
+// oncePerVolume fails when one of the n entries decoded before names the
+// same volume: two different entries for one volume (two sidecars, two
+// host paths, two modes) cannot both be applied. A policy yields them when
+// two rules give one value two ways, which the prepared queries do not
+// report as a conflict (docs/design/policy-decision.md).
+func (d *decoder) oncePerVolume(volume string, n int, volumeOf func(int) string) error {
+	for i := range n {
+		if volumeOf(i) == volume {
+			return d.errorf("a second entry for volume %q (the first is [%d]); give one per volume", volume, i)
+		}
+	}
+	return nil
 }
 
 func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
@@ -104,7 +128,78 @@ func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
 			return true, d.boolean(e, &s.Unprivileged)
 		case "readinessGate":
 			return true, d.boolean(e, &s.ReadinessGate)
+		case "env":
+			return true, d.env(e, &s.Env)
+		case "resources":
+			return true, d.resources(e, &s.Resources)
 		}
 		return false, nil
+	})
+}
+
+// env decodes a set of {name, value}; a name given twice is an error, as
+// the container could hold only one of its values.
+func (d *decoder) env(v ast.Value, out *[]corev1.EnvVar) error {
+	return d.list(v, func(_ int, e ast.Value) error {
+		var ev corev1.EnvVar
+		err := d.object(e, func(k string, e ast.Value) (bool, error) {
+			switch k {
+			case "name":
+				return true, d.str(e, &ev.Name)
+			case "value":
+				return true, d.str(e, &ev.Value)
+			}
+			return false, nil
+		})
+		if err != nil {
+			return err
+		}
+		if ev.Name == "" {
+			return d.errorf("want a variable name")
+		}
+		for _, prev := range *out {
+			if prev.Name == ev.Name {
+				return d.errorf("variable %q is set twice (%q and %q)", ev.Name, prev.Value, ev.Value)
+			}
+		}
+		*out = append(*out, ev)
+		return nil
+	})
+}
+
+// resources decodes {limits, requests}, each resource name to a quantity
+// (a string such as "2Gi", or a number).
+func (d *decoder) resources(v ast.Value, out *corev1.ResourceRequirements) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
+		switch k {
+		case "limits":
+			return true, d.resourceList(e, &out.Limits)
+		case "requests":
+			return true, d.resourceList(e, &out.Requests)
+		}
+		return false, nil
+	})
+}
+
+func (d *decoder) resourceList(v ast.Value, out *corev1.ResourceList) error {
+	return d.object(v, func(k string, e ast.Value) (bool, error) {
+		var text string
+		switch q := e.(type) {
+		case ast.String:
+			text = string(q)
+		case ast.Number:
+			text = string(q)
+		default:
+			return true, d.errorf("want a quantity (a string such as \"2Gi\", or a number), got %s", ast.ValueName(e))
+		}
+		qty, err := resource.ParseQuantity(text)
+		if err != nil {
+			return true, d.errorf("%q is not a quantity: %v", text, err)
+		}
+		if *out == nil {
+			*out = corev1.ResourceList{}
+		}
+		(*out)[corev1.ResourceName(k)] = qty
+		return true, nil
 	})
 }

@@ -2,6 +2,7 @@ package policycmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,5 +95,176 @@ func TestEvalValidatesObjects(t *testing.T) {
 	}
 	if _, _, err := run(t, "eval", "--pod", "p.yaml", "--object", "o.yaml"); err == nil {
 		t.Fatal("--pod and --object together must be refused")
+	}
+}
+
+// writeTree writes files (path -> content) under a new temporary directory
+// and returns it.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func readFixture(t *testing.T, name, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(fixtureFile(name, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// weightsData changes the node tier's weight; lists replace, so it
+// restates the other tiers.
+const weightsData = `mutating:
+  affinity:
+    preferred:
+      - {name: fluid.io/node, weight: 80}
+      - {name: topology.kubernetes.io/zone, weight: 50}
+      - {name: topology.kubernetes.io/region, weight: 20}
+`
+
+const weightsConfigMap = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: weights
+  namespace: sluice-system
+  labels: {policy.sluice.io/bundle: "true"}
+data:
+  weights.yaml: |
+    mutating:
+      affinity:
+        preferred:
+          - {name: fluid.io/node, weight: 80}
+          - {name: topology.kubernetes.io/zone, weight: 50}
+          - {name: topology.kubernetes.io/region, weight: 20}
+`
+
+const denyModule = `package sluice.mutating
+
+import rego.v1
+
+deny contains {"rule": "no-trainers", "message": "no trainers here"} if input.pod.metadata.name == "trainer"
+`
+
+const denyTest = `package example_test
+
+import rego.v1
+
+test_trainer_denied if {
+	d := data.sluice.mutating.decision with input as {"request": {"namespace": "x"}, "pod": {"metadata": {"name": "trainer"}, "spec": {}}, "datasetVolumes": [], "cluster": {}}
+	some x in d.deny
+	x.rule == "no-trainers"
+}
+`
+
+// An example set: each example is tested alone over the defaults, with
+// its own Rego tests (not the defaults'), its cases and its ConfigMap.
+func TestTestCommandRunsEachExampleAlone(t *testing.T) {
+	pod, objs := readFixture(t, "serverful-affinity", "pod.yaml"), readFixture(t, "serverful-affinity", "objects.yaml")
+	defaultWeights := readFixture(t, "serverful-affinity", "expected.yaml")
+	weighted := strings.Replace(defaultWeights, "weight: 100", "weight: 80", 1)
+	if weighted == defaultWeights {
+		t.Fatal("the serverful-affinity fixture has no weight 100")
+	}
+	dir := writeTree(t, map[string]string{
+		// The data override, its ConfigMap, and a case it passes.
+		"weights/weights.yaml":                            weightsData,
+		"weights/configmap.yaml":                          weightsConfigMap,
+		"weights/testdata/node-80/pod.yaml":               pod,
+		"weights/testdata/node-80/objects.yaml":           objs,
+		"weights/testdata/node-80/expected.yaml":          weighted,
+		"deny/deny.rego":                                  denyModule,
+		"deny/deny_test.rego":                             denyTest,
+		"deny/testdata/denied/pod.yaml":                   pod,
+		"deny/testdata/denied/objects.yaml":               objs,
+		"deny/testdata/denied/denied.txt":                 "rule no-trainers\n",
+		"defaults/testdata/default-weights/pod.yaml":      pod,
+		"defaults/testdata/default-weights/objects.yaml":  objs,
+		"defaults/testdata/default-weights/expected.yaml": defaultWeights,
+	})
+	var out bytes.Buffer
+	err := runTests(context.Background(), &out, []string{dir}, testOptions{verbose: true, skipDefaults: true})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"PASS configmap " + filepath.Join(dir, "weights", "configmap.yaml"),
+		"PASS case " + filepath.Join(dir, "weights", "testdata", "node-80"),
+		"PASS rego data.example_test.test_trainer_denied (" + filepath.Join(dir, "deny") + ")",
+		"PASS case " + filepath.Join(dir, "deny", "testdata", "denied"),
+		// Neither the weights nor the deny rule reach the other examples.
+		"PASS case " + filepath.Join(dir, "defaults", "testdata", "default-weights"),
+		"5 passed, 0 failed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "data.sluice.mutating_test") {
+		t.Errorf("the defaults' Rego tests ran with an example's policies:\n%s", out.String())
+	}
+
+	// The same directories given together are one bundle: the deny rule
+	// now denies the other directories' trainers.
+	out.Reset()
+	err = runTests(context.Background(), &out, []string{filepath.Join(dir, "weights"), filepath.Join(dir, "deny")}, testOptions{skipDefaults: true})
+	var exit *ExitError
+	if !errors.As(err, &exit) || !strings.Contains(out.String(), "FAIL case "+filepath.Join(dir, "weights", "testdata", "node-80")) || !strings.Contains(out.String(), "3 passed, 1 failed") {
+		t.Fatalf("want the weights case denied in one bundle with the deny rule, got %v:\n%s", err, out.String())
+	}
+}
+
+func TestConfigMapMustDeployTheDirectory(t *testing.T) {
+	pod, objs := readFixture(t, "serverful-affinity", "pod.yaml"), readFixture(t, "serverful-affinity", "objects.yaml")
+	tests := []struct {
+		name, configMap, want string
+	}{
+		{"content differs", strings.Replace(weightsConfigMap, "weight: 80", "weight: 70", 1), "key weights.yaml differs from the file weights.yaml"},
+		{"file missing", strings.Replace(weightsConfigMap, "  weights.yaml: |", "  other.yaml: |", 1), "key other.yaml: the directory has no file other.yaml; the file weights.yaml is not a key (weights.yaml)"},
+		{"not labelled", strings.Replace(weightsConfigMap, `policy.sluice.io/bundle: "true"`, `team: a`, 1), "lacks the label policy.sluice.io/bundle=true"},
+		{"no namespace", strings.Replace(weightsConfigMap, "  namespace: sluice-system\n", "", 1), "names no namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{
+				"weights.yaml": weightsData, "configmap.yaml": tt.configMap,
+				"testdata/c/pod.yaml": pod, "testdata/c/objects.yaml": objs, "testdata/c/denied.txt": "never\n",
+			})
+			var out bytes.Buffer
+			err := runTests(context.Background(), &out, []string{dir}, testOptions{skipDefaults: true})
+			if err == nil || !strings.Contains(out.String(), "FAIL configmap "+filepath.Join(dir, "configmap.yaml")) || !strings.Contains(out.String(), tt.want) {
+				t.Fatalf("want the ConfigMap refused with %q, got %v:\n%s", tt.want, err, out.String())
+			}
+		})
+	}
+	// A manifest of anything else is neither data nor a ConfigMap.
+	dir := writeTree(t, map[string]string{"ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"})
+	if _, _, err := run(t, "eval", "--policies", dir, "--pod", fixtureFile("serverful-affinity", "pod.yaml")); err == nil || !strings.Contains(err.Error(), "neither policy data nor a policy ConfigMap") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestExampleSetNeedsCasesInEveryExample(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a/testdata/c/pod.yaml": "", "b/deny.rego": denyModule,
+	})
+	if _, _, err := run(t, "test", dir); err == nil || !strings.Contains(err.Error(), "b has no testdata/") {
+		t.Fatalf("err = %v", err)
+	}
+	// eval takes one policy directory, not a set of them.
+	dir = writeTree(t, map[string]string{"a/testdata/c/pod.yaml": "", "a/deny.rego": denyModule})
+	if _, _, err := run(t, "eval", "--policies", dir, "--pod", fixtureFile("serverful-affinity", "pod.yaml")); err == nil || !strings.Contains(err.Error(), "is a set of example directories") {
+		t.Fatalf("err = %v", err)
 	}
 }

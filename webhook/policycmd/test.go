@@ -3,9 +3,13 @@ package policycmd
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,94 +19,220 @@ import (
 )
 
 func newTestCommand() *cobra.Command {
-	var verbose bool
+	o := testOptions{}
 	cmd := &cobra.Command{
 		Use:   "test [DIR]...",
 		Short: "Run the Rego unit tests and the fixture cases",
-		Long: `Runs every Rego unit test (test_* rules in *_test.rego) of the default
-policies plus the policies in each DIR, then every fixture case under the
-embedded testdata/ and each DIR's testdata/: an input Pod and cluster objects,
-and the expected Pod or denial. Prints "N passed, N failed" and exits non-zero
-if anything failed.`,
+		Long: `Runs the default policies' Rego unit tests (test_* rules in *_test.rego) and
+fixture cases (the embedded testdata/), against the default policies.
+
+Then each DIR, a policy directory (Rego modules, tests and data files, and
+fixture cases under testdata/: an input Pod or object, the cluster objects,
+and the expected Pod, denial or warnings), is tested over the default
+policies: the policy directories given together form one bundle, against
+which their own Rego tests and cases run. A DIR with no policy file and no
+testdata/ of its own whose subdirectories each have a testdata/ is a set of
+examples: each subdirectory is tested on its own, as the one policy
+directory over the defaults.
+
+A YAML file in a policy directory that holds a policy ConfigMap (label
+policy.sluice.io/bundle=true) is not policy data: it is the manifest that
+deploys the directory, and the test fails unless its keys are the
+directory's policy files (tests aside), with "/" written "__".
+
+Prints "N passed, N failed" and exits non-zero if anything failed.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runTests(ctx, cmd, dirs, verbose)
+			return runTests(ctx, cmd.OutOrStdout(), dirs, o)
 		},
 	}
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print passing tests too")
+	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print passing tests too")
 	return cmd
 }
 
+// testOptions tune runTests.
+type testOptions struct {
+	verbose bool
+	// skipDefaults leaves out the default policies' own tests and cases
+	// (for Go tests that test directories only).
+	skipDefaults bool
+}
+
+// loadBundle returns the default policies plus the policy directories',
+// as `policy eval --policies` evaluates them.
 func loadBundle(dirs []string) (*policy.Bundle, error) {
 	b, err := policy.DefaultBundle()
 	if err != nil {
 		return nil, err
 	}
 	for _, dir := range dirs {
-		if err := b.AddFS(os.DirFS(dir), dir); err != nil {
+		if _, ok, err := isExampleSet(dir); err != nil || ok {
+			if err == nil {
+				err = fmt.Errorf("%s is a set of example directories; pass one of them", dir)
+			}
+			return nil, err
+		}
+		d, err := readPolicyDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.addTo(b); err != nil {
 			return nil, fmt.Errorf("loading policies from %s: %w", dir, err)
 		}
 	}
 	return b, nil
 }
 
-func runTests(ctx context.Context, cmd *cobra.Command, dirs []string, verbose bool) error {
-	out := cmd.OutOrStdout()
-	bundle, err := loadBundle(dirs)
+// testGroups splits the DIR arguments into bundles to test: the policy
+// directories together, and each example of a set of examples alone.
+func testGroups(args []string) ([][]*policyDir, error) {
+	var together []*policyDir
+	var alone [][]*policyDir
+	for _, arg := range args {
+		subdirs, examples, err := isExampleSet(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !examples {
+			subdirs = []string{arg}
+		}
+		for _, dir := range subdirs {
+			d, err := readPolicyDir(dir)
+			if err != nil {
+				return nil, err
+			}
+			if examples {
+				alone = append(alone, []*policyDir{d})
+			} else {
+				together = append(together, d)
+			}
+		}
+	}
+	if len(together) > 0 {
+		alone = append([][]*policyDir{together}, alone...)
+	}
+	return alone, nil
+}
+
+type reporter struct {
+	out            io.Writer
+	verbose        bool
+	passed, failed int
+}
+
+func (r *reporter) report(name string, err error) {
+	if err != nil {
+		r.failed++
+		fmt.Fprintf(r.out, "FAIL %s\n    %s\n", name, strings.ReplaceAll(err.Error(), "\n", "\n    "))
+		return
+	}
+	r.passed++
+	if r.verbose {
+		fmt.Fprintf(r.out, "PASS %s\n", name)
+	}
+}
+
+func runTests(ctx context.Context, out io.Writer, args []string, o testOptions) error {
+	groups, err := testGroups(args)
 	if err != nil {
 		return err
 	}
-	passed, failed := 0, 0
-	report := func(name string, err error) {
+	r := &reporter{out: out, verbose: o.verbose}
+	if !o.skipDefaults {
+		b, err := policy.DefaultBundle()
 		if err != nil {
-			failed++
-			fmt.Fprintf(out, "FAIL %s\n    %v\n", name, err)
-			return
+			return err
 		}
-		passed++
-		if verbose {
-			fmt.Fprintf(out, "PASS %s\n", name)
+		if err := r.regoTests(ctx, b, ""); err != nil {
+			return err
 		}
+		r.cases(ctx, b, policies.FS, "embedded")
 	}
-	results, err := policy.RunRegoTests(ctx, bundle)
-	if err != nil {
-		return err
+	for _, dirs := range groups {
+		r.group(ctx, dirs)
 	}
-	for _, r := range results {
-		var rerr error
-		if !r.Passed {
-			rerr = fmt.Errorf("%s: %s", r.Location, r.Message)
-		}
-		report("rego "+r.Name, rerr)
-	}
-	sources := []struct {
-		name string
-		fsys fs.FS
-	}{{"embedded", policies.FS}}
-	for _, dir := range dirs {
-		sources = append(sources, struct {
-			name string
-			fsys fs.FS
-		}{dir, os.DirFS(dir)})
-	}
-	for _, src := range sources {
-		if _, err := fs.Stat(src.fsys, "testdata"); err != nil {
-			continue
-		}
-		cases, err := fixture.Load(src.fsys, "testdata")
-		if err != nil {
-			return fmt.Errorf("%s: %w", src.name, err)
-		}
-		for _, c := range cases {
-			report("case "+filepath.Join(src.name, c.Name), c.Run(ctx, bundle))
-		}
-	}
-	fmt.Fprintf(out, "%d passed, %d failed\n", passed, failed)
-	if failed > 0 {
+	fmt.Fprintf(out, "%d passed, %d failed\n", r.passed, r.failed)
+	if r.failed > 0 {
 		return &ExitError{Code: 1}
 	}
 	return nil
+}
+
+// group tests policy directories as one bundle over the defaults: their
+// Rego tests (without the defaults', which test the defaults), their
+// cases, and their ConfigMaps.
+func (r *reporter) group(ctx context.Context, dirs []*policyDir) {
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = d.path
+	}
+	name := strings.Join(names, " + ")
+	b, err := policy.DefaultBundle()
+	if err != nil {
+		r.report("bundle "+name, err)
+		return
+	}
+	b.Tests = map[string]string{}
+	for _, d := range dirs {
+		if err := d.addTo(b); err != nil {
+			r.report("bundle "+name, err)
+			return
+		}
+	}
+	for _, d := range dirs {
+		for _, file := range slices.Sorted(maps.Keys(d.configMaps)) {
+			for _, cm := range d.configMaps[file] {
+				r.report("configmap "+filepath.Join(d.path, file), d.checkConfigMap(cm))
+			}
+		}
+	}
+	if _, err := policy.Compile(ctx, b, policies.MutatingQuery, policies.ValidatingQuery); err != nil {
+		r.report("bundle "+name, err)
+		return
+	}
+	if len(b.Tests) > 0 {
+		if err := r.regoTests(ctx, b, name); err != nil {
+			r.report("rego tests of "+name, err)
+		}
+	}
+	for _, d := range dirs {
+		r.cases(ctx, b, os.DirFS(d.path), d.path)
+	}
+}
+
+func (r *reporter) regoTests(ctx context.Context, b *policy.Bundle, source string) error {
+	results, err := policy.RunRegoTests(ctx, b)
+	if err != nil {
+		return err
+	}
+	for _, t := range results {
+		var terr error
+		if !t.Passed {
+			terr = fmt.Errorf("%s: %s", t.Location, t.Message)
+		}
+		name := "rego " + t.Name
+		if source != "" {
+			name += " (" + source + ")"
+		}
+		r.report(name, terr)
+	}
+	return nil
+}
+
+// cases runs the fixture cases under fsys's testdata/, if it has one.
+func (r *reporter) cases(ctx context.Context, b *policy.Bundle, fsys fs.FS, source string) {
+	if _, err := fs.Stat(fsys, testdataDir); err != nil {
+		return
+	}
+	cases, err := fixture.Load(fsys, testdataDir)
+	if err != nil {
+		r.report("cases of "+source, err)
+		return
+	}
+	for _, c := range cases {
+		r.report("case "+filepath.Join(source, c.Name), c.Run(ctx, b))
+	}
 }

@@ -83,6 +83,10 @@ func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, i
 	}
 	c := *tmpl.Container.DeepCopy()
 	c.Name = name
+	setEnv(&c, sc.Env)
+	if err := setResources(&c, sc.Resources); err != nil {
+		return fmt.Errorf("sidecar for volume %q (dataset %s): %w", sc.Volume, sc.Dataset, err)
+	}
 	renames := addVolumes(pod, tmpl.Volumes, idx)
 	for i := range c.VolumeMounts {
 		if n, ok := renames[c.VolumeMounts[i].Name]; ok {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/snapshot"
@@ -129,6 +131,63 @@ func TestErrorsLeaveNoHalfMutation(t *testing.T) {
 				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestEnvAndResourcesSetOnTheSidecarOnly(t *testing.T) {
+	vs := vols()
+	tmpl := vs[0].Fuse
+	tmpl.Container.Env = []corev1.EnvVar{{Name: "LOG", Value: "info"}, {Name: "KEEP", Value: "1"}}
+	tmpl.Container.Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), corev1.ResourceCPU: resource.MustParse("1")},
+	}
+	d := decide(decision.NativeSidecar, false, true)
+	d.Sidecars[0].Env = []corev1.EnvVar{{Name: "LOG", Value: "debug"}, {Name: "HTTPS_PROXY", Value: "http://proxy:3128"}}
+	d.Sidecars[0].Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}}
+	p := appPod()
+	if err := (Mutator{}).Mutate(p, d, vs); err != nil {
+		t.Fatal(err)
+	}
+	sc := p.Spec.InitContainers[0]
+	want := []corev1.EnvVar{{Name: "LOG", Value: "debug"}, {Name: "KEEP", Value: "1"}, {Name: "HTTPS_PROXY", Value: "http://proxy:3128"}}
+	if !equality.Semantic.DeepEqual(sc.Env, want) {
+		t.Errorf("env = %+v, want %+v", sc.Env, want)
+	}
+	if sc.Resources.Limits.Memory().String() != "2Gi" || sc.Resources.Requests.Memory().String() != "1Gi" || sc.Resources.Requests.Cpu().String() != "1" {
+		t.Errorf("resources = %+v", sc.Resources)
+	}
+	if len(p.Spec.Containers[0].Env) != 0 || len(p.Spec.Containers[0].Resources.Limits) != 0 {
+		t.Errorf("app container changed: %+v", p.Spec.Containers[0])
+	}
+	if tmpl.Container.Env[0].Value != "info" || tmpl.Container.Resources.Limits != nil {
+		t.Errorf("the FUSE template itself changed: %+v", tmpl.Container)
+	}
+	// A second pass over its own output changes nothing.
+	again := p.DeepCopy()
+	if err := (Mutator{}).Mutate(again, d, vs); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(again, p) {
+		t.Error("a second pass changed the Pod")
+	}
+}
+
+func TestLimitBelowTheTemplatesRequestIsRefused(t *testing.T) {
+	vs := vols()
+	vs[0].Fuse.Container.Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}
+	d := decide(decision.NativeSidecar, false, true)
+	d.Sidecars[0].Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+	p := appPod()
+	err := (Mutator{}).Mutate(p, d, vs)
+	if err == nil || !strings.Contains(err.Error(), "the memory request 4Gi would exceed the limit 2Gi (the limit set by the policy, the request the FUSE template's)") {
+		t.Fatalf("error = %v", err)
+	}
+	if len(p.Spec.InitContainers) != 0 || len(p.Spec.Volumes) != 2 {
+		t.Fatalf("the Pod was changed before the error: %+v", p.Spec)
+	}
+	d.Sidecars[0].Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
+	if err := (Mutator{}).Mutate(appPod(), d, vs); err != nil {
+		t.Fatalf("limit and request set together: %v", err)
 	}
 }
 
