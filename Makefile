@@ -26,6 +26,7 @@ KUBE_SCHEDULER := $(BIN)/kube-scheduler
 KUBE_CM        := $(BIN)/kube-controller-manager
 KWOK           := $(BIN)/kwok
 KWOK_STAGES    := $(BIN)/kwok-stages.yaml
+KUBECTL        := $(BIN)/kubectl
 CM_CONTROLLER  := $(BIN)/cert-manager-controller
 CM_CAINJECTOR  := $(BIN)/cert-manager-cainjector
 CM_CRDS        := $(BIN)/cert-manager-crds.yaml
@@ -101,11 +102,18 @@ chart: ## Package charts/sluice into bin/ with appVersion, the default image tag
 	$(GO) run ./hack/chartpackage -chart charts/sluice -output $(BIN) -app-version $(VERSION)
 
 .PHONY: dev
-dev: build kube-binaries ## Run Sluice on an embedded local control plane with the demo (Ctrl-C stops it).
+dev: build sim-binaries kubectl ## Run Sluice on a local simulated cluster (real scheduler and controllers, kwok nodes) with the demo story, then serve until Ctrl-C.
 	$(BIN)/sluice dev --demo
 
+.PHONY: demo
+demo: build sim-binaries ## Run the demo story on a fresh `sluice dev` cluster, printing each step; fails on the first step not observed.
+	$(BIN)/sluice dev --demo --exit
+
+.PHONY: kubectl
+kubectl: $(KUBECTL) ## Build the pinned kubectl (tests/tools/kubectl) into bin/, for bin/dev.kubeconfig.
+
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries $(KUBECTL) ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
@@ -137,6 +145,9 @@ $(KUBE_SCHEDULER): $(KUBE_TOOLS_DEPS)
 
 $(KUBE_CM): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-controller-manager $@
+
+$(KUBECTL): tests/tools/kubectl/go.mod tests/tools/kubectl/go.sum tests/tools/kubectl/ldflags.sh
+	hack/tool.sh tests/tools/kubectl k8s.io/kubernetes/cmd/kubectl $@
 
 $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
 	hack/tool.sh tests/tools/kwok sigs.k8s.io/kwok/cmd/kwok $@

@@ -1,112 +1,109 @@
 package devcluster
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/go-logr/logr"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	"github.com/sluice-data/sluice/config"
-	"github.com/sluice-data/sluice/controller"
-	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/certs"
+	"github.com/sluice-data/sluice/internal/kubesim"
 )
 
-func runDev(ctx context.Context, out io.Writer, o devOptions) error {
-	ctrl.SetLogger(logr.Discard())
-	crds, err := loadObjects[*apiextensionsv1.CustomResourceDefinition]("crd/bases")
-	if err != nil {
-		return err
-	}
-	hooks, err := loadObjects[*admissionregistrationv1.MutatingWebhookConfiguration]("webhook")
-	if err != nil {
-		return err
-	}
-	s := sluicescheme.New()
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: o.assets,
-		CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: crds},
-		WebhookInstallOptions: envtest.WebhookInstallOptions{MutatingWebhooks: hooks},
-		Scheme:                s,
-	}
-	fmt.Fprintf(out, "starting etcd and kube-apiserver from %s ...\n", o.assets)
-	cfg, err := env.Start()
-	if err != nil {
-		return fmt.Errorf("starting the control plane (run 'make kube-binaries' first): %w", err)
-	}
-	defer func() { _ = env.Stop() }()
-	// Stop the webhook's manager before the control plane (defers run last
-	// first), so the API server is not kept waiting on open watches.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if err := writeKubeconfig(env, o.kubeconfig); err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		return err
-	}
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
-		return err
-	}
-	if err := startWebhook(ctx, cfg, &env.WebhookInstallOptions); err != nil {
-		return err
-	}
-	if err := startController(ctx, cfg); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Sluice dev cluster ready: API server %s, webhook and controller running.\n  export KUBECONFIG=%s\n", cfg.Host, o.kubeconfig)
-	if o.demo {
-		if err := runDemo(ctx, c, out); err != nil {
-			return err
-		}
-	}
-	if o.exit {
-		return nil
-	}
-	fmt.Fprintln(out, "serving until interrupted (Ctrl-C)")
-	<-ctx.Done()
-	return nil
+// devNodes are the fake nodes of the dev cluster: two zones of one region,
+// and a second region, so that data affinity's locality tiers have
+// something to choose from.
+var devNodes = []struct {
+	prefix       string
+	count        int
+	zone, region string
+}{
+	{"node-a", 2, "zone-a", "region-1"},
+	{"node-b", 2, "zone-b", "region-1"},
+	{"node-c", 1, "zone-c", "region-2"},
 }
 
-// loadObjects decodes every embedded YAML file under dir into objects of type T.
-func loadObjects[T client.Object](dir string) ([]T, error) {
-	var out []T
-	err := fs.WalkDir(config.FS, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+// devNodeMaxPods is how many pods each fake node takes. Small, so that the
+// demo can fill the cache nodes.
+const devNodeMaxPods = 20
+
+// cluster is the running simulated cluster of `sluice dev`.
+type cluster struct {
+	env        *envtest.Environment
+	components *kubesim.Components
+	config     *rest.Config
+	client     client.Client
+	kubeconfig string
+}
+
+// startCluster starts etcd and kube-apiserver (their data and certificates
+// in runDir), writes an administrator's kubeconfig, starts kube-scheduler,
+// kube-controller-manager and kwok, and adds the fake nodes. On error,
+// what was started is stopped.
+func startCluster(ctx context.Context, out io.Writer, o devOptions, runDir string) (_ *cluster, err error) {
+	if err := kubesim.CheckBinaries(o.assets); err != nil {
+		return nil, err
+	}
+	for _, dir := range []string{"etcd", "apiserver", "logs"} {
+		if err := os.MkdirAll(filepath.Join(runDir, dir), 0o700); err != nil {
+			return nil, err
 		}
-		data, err := fs.ReadFile(config.FS, p)
+	}
+	c := &cluster{kubeconfig: o.kubeconfig}
+	defer func() {
 		if err != nil {
-			return err
+			err = errors.Join(err, c.stop())
 		}
-		objs, err := sluicescheme.DecodeObjects[client.Object](bytes.NewReader(data), sluicescheme.New())
+	}()
+	c.env = &envtest.Environment{
+		BinaryAssetsDirectory: o.assets,
+		Scheme:                sluicescheme.New(),
+		ControlPlane: envtest.ControlPlane{
+			Etcd:      &envtest.Etcd{DataDir: filepath.Join(runDir, "etcd")},
+			APIServer: &envtest.APIServer{CertDir: filepath.Join(runDir, "apiserver")},
+		},
+	}
+	fmt.Fprintf(out, "starting etcd and kube-apiserver from %s ...\n", o.assets)
+	if c.config, err = c.env.Start(); err != nil {
+		return nil, fmt.Errorf("starting the control plane (`make sim-binaries` builds it): %w", err)
+	}
+	if c.client, err = client.New(c.config, client.Options{Scheme: c.env.Scheme}); err != nil {
+		return nil, err
+	}
+	if err := writeKubeconfig(c.env, o.kubeconfig); err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(out, "starting kube-scheduler, kube-controller-manager and kwok ...")
+	c.components, err = kubesim.Start(ctx, kubesim.Options{BinDir: o.assets, Dir: filepath.Join(runDir, "logs"), Kubeconfig: o.kubeconfig, Client: c.client})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range devNodes {
+		labels := map[string]string{"topology.kubernetes.io/zone": n.zone, "topology.kubernetes.io/region": n.region}
+		names, err := kubesim.AddNodes(ctx, c.client, n.prefix, n.count, devNodeMaxPods, labels)
 		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return nil, err
 		}
-		for _, o := range objs {
-			if t, ok := o.(T); ok {
-				out = append(out, t)
-			}
-		}
-		return nil
-	})
-	return out, err
+		fmt.Fprintf(out, "  fake nodes %v in %s/%s (kwok makes them Ready)\n", names, n.region, n.zone)
+	}
+	return c, nil
+}
+
+// stop stops the components, then the control plane.
+func (c *cluster) stop() error {
+	if c.components != nil {
+		c.components.Stop()
+	}
+	if c.env != nil && c.config != nil {
+		return c.env.Stop()
+	}
+	return nil
 }
 
 func writeKubeconfig(env *envtest.Environment, path string) error {
@@ -122,27 +119,4 @@ func writeKubeconfig(env *envtest.Environment, path string) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o600)
-}
-
-// startController runs `sluice controller` in-process, without leader
-// election or metrics.
-func startController(ctx context.Context, cfg *rest.Config) error {
-	o := controller.NewOptions()
-	o.MetricsAddr, o.ProbeAddr, o.LeaderElect = "0", "0", false
-	mgr, err := controller.New(cfg, o)
-	if err != nil {
-		return err
-	}
-	go func() { _ = mgr.Start(ctx) }()
-	return nil
-}
-
-// startWebhook runs `sluice webhook` in-process where the installed webhook
-// configuration points, and waits until it is ready.
-func startWebhook(ctx context.Context, cfg *rest.Config, wi *envtest.WebhookInstallOptions) error {
-	o := webhook.NewOptions()
-	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
-	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
-	o.MetricsAddr = "0"
-	return webhook.StartLocal(ctx, cfg, o, 60*time.Second)
 }

@@ -9,25 +9,41 @@ import (
 
 type devOptions struct {
 	assets     string
+	chart      string
 	kubeconfig string
+	state      stateDir
 	demo       bool
 	exit       bool
 }
 
-// NewCommand returns `sluice dev`: a local control plane with Sluice
-// installed and running, for trying it out and for the demo.
+// NewCommand returns `sluice dev`: a simulated cluster with Sluice
+// installed and running, for trying it out and for the demo, and `sluice
+// dev down`, which cleans up after a run that crashed.
 func NewCommand() *cobra.Command {
-	o := devOptions{assets: defaultAssets(), kubeconfig: filepath.Join("bin", "dev.kubeconfig")}
+	assets := defaultAssets()
+	repo := filepath.Dir(assets)
+	o := devOptions{
+		assets: assets, chart: filepath.Join(repo, "charts", "sluice"),
+		kubeconfig: filepath.Join(assets, "dev.kubeconfig"), state: stateDir(filepath.Join(assets, "dev")),
+	}
 	cmd := &cobra.Command{
 		Use:   "dev",
-		Short: "Run Sluice on an embedded local control plane",
-		Long: `Starts etcd and kube-apiserver (from --assets, built by 'make kube-binaries'),
-installs Sluice's CRDs and admission webhook configuration, runs the webhook
-and the controller in-process, and writes an admin kubeconfig. With --demo it
-also applies a sample Dataset and JuiceFSRuntime, lets the controller install
-the engine through the Helm SDK and bind the Dataset (standing in for the
-kubelet, it marks the engine's workers ready, as no nodes run here), then
-applies two Pods and shows what Sluice injected.
+		Short: "Run Sluice on a local simulated cluster",
+		Long: `Starts a simulated cluster from the binaries in --assets (built by 'make
+sim-binaries'): etcd, kube-apiserver, kube-scheduler, kube-controller-manager,
+and kwok playing kubelet for five fake nodes in three zones of two regions
+(pods are scheduled, go Running and Ready, but no container runs). Installs
+Sluice from the platform chart (--chart, rendered with the Helm SDK): its
+CRDs, RBAC, certificate Secret, policy ConfigMap and webhook configurations,
+the latter pointed at a local URL instead of the chart's Service. Runs the
+webhook (self-managed certificates) and the controller in-process as the
+chart's ServiceAccounts, and writes an admin kubeconfig (--kubeconfig-out).
+With --demo it then plays the demo story, each step as observed, and fails
+on the first step that is not.
+
+It serves until interrupted, then stops everything and removes its files.
+One runs at a time (a lock in --state-dir); 'sluice dev down' stops a
+running one or cleans up after one that crashed.
 
 No kubelet runs, so the CSI plugin is not part of this cluster; 'sluice csi'
 serves it on a real node.`,
@@ -36,10 +52,20 @@ serves it on a real node.`,
 			return runDev(cmd.Context(), cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.assets, "assets", o.assets, "directory holding kube-apiserver and etcd")
+	cmd.PersistentFlags().StringVar(&o.assets, "assets", o.assets, "directory holding the kube binaries (etcd, kube-apiserver, kube-scheduler, kube-controller-manager, kwok)")
+	cmd.PersistentFlags().StringVar((*string)(&o.state), "state-dir", string(o.state), "where a running `sluice dev` keeps its lock, process record and temporary files")
+	cmd.Flags().StringVar(&o.chart, "chart", o.chart, "the platform chart's directory (charts/sluice)")
 	cmd.Flags().StringVar(&o.kubeconfig, "kubeconfig-out", o.kubeconfig, "where to write the admin kubeconfig")
-	cmd.Flags().BoolVar(&o.demo, "demo", false, "apply the demo Dataset and Pods and print what was injected")
+	cmd.Flags().BoolVar(&o.demo, "demo", false, "play the demo story once the cluster is up")
 	cmd.Flags().BoolVar(&o.exit, "exit", false, "stop after start-up (and the demo) instead of serving until interrupted")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "down",
+		Short: "Stop a running `sluice dev`, or clean up after one that crashed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDown(cmd.OutOrStdout(), o.state)
+		},
+	})
 	return cmd
 }
 
@@ -52,5 +78,9 @@ func defaultAssets() string {
 			return dir
 		}
 	}
-	return "bin"
+	abs, err := filepath.Abs("bin")
+	if err != nil {
+		return "bin"
+	}
+	return abs
 }

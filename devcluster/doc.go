@@ -1,5 +1,8 @@
-// Package devcluster is `sluice dev`: it starts a local control plane from
-// the kube binaries in bin/, installs Sluice's CRDs and webhook
-// configuration, runs the webhook and the controller in-process, and with
-// --demo walks through a sample Dataset and the Pods Sluice mutates.
+// Package devcluster is `sluice dev`: it starts the simulated cluster the
+// end-to-end tests run on (internal/kubesim: kube-scheduler,
+// kube-controller-manager and kwok's fake nodes, on etcd and kube-apiserver
+// from bin/), installs Sluice from the platform chart rendered with dev
+// values, runs the webhook and the controller in-process as the chart's
+// ServiceAccounts, and with --demo plays the story of package demo. `sluice
+// dev down` stops a running one or cleans up after one that crashed.
 package devcluster

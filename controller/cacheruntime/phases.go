@@ -252,19 +252,22 @@ func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) 
 	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {
 		return err
 	}
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
-	default:
-		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ds.Namespace, Name: ds.Name}}
-		if err := r.Client.Delete(ctx, pvc); client.IgnoreNotFound(err) != nil {
-			return err
-		}
-		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(ds)}}
-		if err := r.Client.Delete(ctx, pv); client.IgnoreNotFound(err) != nil {
-			return err
-		}
+	}
+	// The PVC and PV go even when the Dataset is gone already (deleted with
+	// its runtime, as `kubectl delete -f` of both does); they are named
+	// after it.
+	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.GetNamespace(), Name: rt.GetName()}}
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}
+	if err := r.Client.Delete(ctx, pvc); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}}
+	if err := r.Client.Delete(ctx, pv); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	if found != nil {
 		patch := client.MergeFrom(ds.DeepCopy())
 		ds.Status = unboundDatasetStatus(ds, rt, r.Engine.Type())
 		if err := r.Client.Status().Patch(ctx, ds, patch); err != nil {

@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/releaseutil"
 )
 
@@ -42,9 +43,23 @@ func LoadChart(fsys fs.FS) (*chart.Chart, error) {
 // Render renders a chart as `helm template` would, with the Helm SDK, and
 // returns the manifests by template file name.
 func Render(ctx context.Context, c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+	return RenderFor(ctx, c, values, release, namespace, "")
+}
+
+// RenderFor is Render for a cluster of the given Kubernetes version (e.g.
+// "v1.37.2", what the API server reports), which the chart's kubeVersion
+// constraint and .Capabilities see; "" is Helm's default version.
+func RenderFor(ctx context.Context, c *chart.Chart, values map[string]any, release, namespace, kubeVersion string) (map[string]string, error) {
 	cl := NewMemoryClient(namespace, nil)
 	in := action.NewInstall(cl.cfg)
 	in.ReleaseName, in.Namespace, in.DryRun, in.ClientOnly, in.Replace = release, namespace, true, true, true
+	if kubeVersion != "" {
+		kv, err := chartutil.ParseKubeVersion(kubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("rendering chart %s: %w", c.Name(), err)
+		}
+		in.KubeVersion = kv
+	}
 	rel, err := in.RunWithContext(ctx, c, values)
 	if err != nil {
 		return nil, fmt.Errorf("rendering chart %s: %w", c.Name(), err)

@@ -3,16 +3,10 @@ package simcluster
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/sluice-data/sluice/internal/kubesim"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -22,17 +16,23 @@ type Cluster struct {
 	// Kubeconfig is an administrator's kubeconfig file for the cluster.
 	Kubeconfig string
 
-	dir   string
-	procs []*Process
+	dir        string
+	components *kubesim.Components
 }
+
+// Process is a program running against the cluster (a component, or the
+// controller a benchmark measures), logging to a file in the cluster's
+// directory and stopped with the cluster.
+type Process = kubesim.Process
+
+// FakeNodeAnnotation marks the nodes kwok manages.
+const FakeNodeAnnotation = kubesim.FakeNodeAnnotation
 
 // Start starts the control plane, then kube-scheduler,
 // kube-controller-manager and kwok against it. Call Stop when done.
 func Start() (*Cluster, error) {
-	for _, bin := range []string{"kube-scheduler", "kube-controller-manager", "kwok", "kwok-stages.yaml"} {
-		if _, err := os.Stat(filepath.Join(testenv.BinDir(), bin)); err != nil {
-			return nil, fmt.Errorf("%s not found in %s: run `make sim-binaries` (or `make test`, which builds it): %w", bin, testenv.BinDir(), err)
-		}
+	if err := kubesim.CheckBinaries(testenv.BinDir()); err != nil {
+		return nil, err
 	}
 	env, err := testenv.Start()
 	if err != nil {
@@ -57,58 +57,35 @@ func (c *Cluster) start() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// kwok renews node leases there.
-	lease := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: corev1.NamespaceNodeLease}}
-	if err := c.Client.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	k := c.Kubeconfig
-	// Client rate limits are raised so that hundreds of pods move at once.
-	qps := []string{"--kube-api-qps=500", "--kube-api-burst=1000"}
-	for _, p := range []struct {
-		name string
-		args []string
-	}{
-		{"kube-scheduler", append([]string{"--kubeconfig=" + k, "--authentication-kubeconfig=" + k, "--authorization-kubeconfig=" + k,
-			"--leader-elect=false", "--secure-port=0"}, qps...)},
-		{"kube-controller-manager", append([]string{"--kubeconfig=" + k, "--leader-elect=false", "--secure-port=0",
-			"--controllers=*,-serviceaccount-token,-serviceaccount", "--use-service-account-credentials=false",
-			"--concurrent-statefulset-syncs=20"}, qps...)},
-		{"kwok", []string{"--kubeconfig=" + k, "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + FakeNodeAnnotation + "=fake",
-			"--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--node-lease-duration-seconds=40", "--server-address=127.0.0.1:0", "--config=" + filepath.Join(testenv.BinDir(), "kwok-stages.yaml")}},
-	} {
-		if _, err := c.Run(filepath.Join(testenv.BinDir(), p.name), p.args...); err != nil {
-			return err
-		}
-	}
-	return nil
+	c.components, err = kubesim.Start(ctx, kubesim.Options{BinDir: testenv.BinDir(), Dir: dir, Kubeconfig: c.Kubeconfig, Client: c.Client})
+	return err
+}
+
+// Run starts the program at path with args; it is killed if the test
+// process dies, and stopped by Stop.
+func (c *Cluster) Run(path string, args ...string) (*Process, error) {
+	return c.components.Run(path, args...)
+}
+
+// AddNodes creates fake nodes named <prefix>-0 … <prefix>-<n-1>, with the
+// given labels besides kubernetes.io/hostname, each able to run maxPods
+// pods. kwok makes them Ready.
+func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, labels map[string]string) ([]string, error) {
+	return kubesim.AddNodes(ctx, c.Client, prefix, n, maxPods, labels)
 }
 
 // Check reports a component that has exited, with the end of its log.
-func (c *Cluster) Check() error {
-	for _, p := range c.procs {
-		if !p.Running() {
-			return fmt.Errorf("%s exited (%v); its log ends:\n%s", p.name, p.err, p.LogTail(30))
-		}
-	}
-	return nil
-}
+func (c *Cluster) Check() error { return c.components.Check() }
 
 // Logs returns the end of each component's log, for a failing test.
-func (c *Cluster) Logs(lines int) string {
-	var b strings.Builder
-	for _, p := range c.procs {
-		fmt.Fprintf(&b, "=== %s (%s)\n%s\n", p.name, p.log, p.LogTail(lines))
-	}
-	return b.String()
-}
+func (c *Cluster) Logs(lines int) string { return c.components.Logs(lines) }
 
 // Stop stops the components and the control plane and removes the
 // cluster's files.
 func (c *Cluster) Stop() error {
 	var errs []error
-	for i := len(c.procs) - 1; i >= 0; i-- {
-		c.procs[i].stop()
+	if c.components != nil {
+		c.components.Stop()
 	}
 	if c.Env != nil {
 		errs = append(errs, c.Env.Stop())

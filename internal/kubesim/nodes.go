@@ -1,4 +1,4 @@
-package simcluster
+package kubesim
 
 import (
 	"context"
@@ -16,7 +16,7 @@ const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 // AddNodes creates fake nodes named <prefix>-0 … <prefix>-<n-1>, with the
 // given labels besides kubernetes.io/hostname, each able to run maxPods
 // pods. kwok makes them Ready.
-func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, labels map[string]string) ([]string, error) {
+func AddNodes(ctx context.Context, c client.Client, prefix string, n, maxPods int, labels map[string]string) ([]string, error) {
 	names := make([]string, 0, n)
 	for i := range n {
 		name := fmt.Sprintf("%s-%d", prefix, i)
@@ -28,7 +28,7 @@ func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, l
 		for k, v := range labels {
 			node.Labels[k] = v
 		}
-		if err := c.Client.Create(ctx, node); err != nil {
+		if err := c.Create(ctx, node); err != nil {
 			return nil, fmt.Errorf("creating node %s: %w", name, err)
 		}
 		res := corev1.ResourceList{
@@ -38,7 +38,7 @@ func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, l
 		// A patch, not an update: kwok starts patching the node's status at once.
 		patch := client.MergeFrom(node.DeepCopy())
 		node.Status.Capacity, node.Status.Allocatable = res, res
-		if err := c.Client.Status().Patch(ctx, node, patch); err != nil {
+		if err := c.Status().Patch(ctx, node, patch); err != nil {
 			return nil, fmt.Errorf("setting node %s capacity: %w", name, err)
 		}
 		names = append(names, name)

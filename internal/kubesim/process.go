@@ -1,4 +1,4 @@
-package simcluster
+package kubesim
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 )
 
 // Process is a program running against the cluster (a component, or the
-// controller a benchmark measures), logging to a file in the cluster's
-// directory and stopped with the cluster.
+// controller a benchmark measures), logging to a file in the components'
+// directory and stopped with them.
 type Process struct {
 	name string
 	cmd  *exec.Cmd
@@ -22,9 +22,10 @@ type Process struct {
 	err  error
 }
 
-// Run starts the program at path with args; it is killed if the test
-// process dies, and stopped by Stop.
-func (c *Cluster) Run(path string, args ...string) (*Process, error) {
+// Run starts the program at path with args, logging to a file in the
+// components' directory; it is killed if this process dies, and stopped by
+// Stop.
+func (c *Components) Run(path string, args ...string) (*Process, error) {
 	name := filepath.Base(path)
 	log := filepath.Join(c.dir, fmt.Sprintf("%s-%d.log", name, len(c.procs)))
 	f, err := os.Create(log)
@@ -53,6 +54,12 @@ func (p *Process) Running() bool {
 		return true
 	}
 }
+
+// Name is the program's file name.
+func (p *Process) Name() string { return p.name }
+
+// Pid is the process's id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // LogPath is the file the process logs to.
 func (p *Process) LogPath() string { return p.log }
