@@ -28,13 +28,18 @@ type Cluster struct {
 
 // Start starts the control plane, then kube-scheduler,
 // kube-controller-manager and kwok against it. Call Stop when done.
-func Start() (*Cluster, error) {
+func Start() (*Cluster, error) { return StartWith(testenv.Options{}) }
+
+// StartWith is Start with the control plane's options, e.g. webhook
+// configurations to install (testenv.Options.WebhookPaths), pointed at a
+// local webhook server the caller starts (Env.Webhook says where).
+func StartWith(o testenv.Options) (*Cluster, error) {
 	for _, bin := range []string{"kube-scheduler", "kube-controller-manager", "kwok", "kwok-stages.yaml"} {
 		if _, err := os.Stat(filepath.Join(testenv.BinDir(), bin)); err != nil {
 			return nil, fmt.Errorf("%s not found in %s: run `make sim-binaries` (or `make test`, which builds it): %w", bin, testenv.BinDir(), err)
 		}
 	}
-	env, err := testenv.Start()
+	env, err := testenv.StartWith(o)
 	if err != nil {
 		return nil, err
 	}
