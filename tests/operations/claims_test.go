@@ -44,7 +44,7 @@ func TestClaimsEndWithTheWork(t *testing.T) {
 	}
 	proc := &datav1alpha1.DataProcess{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stats"}, Spec: datav1alpha1.DataProcessSpec{
 		Dataset:   datav1alpha1.TargetDatasetWithMountPath{Name: "imagenet", MountPath: "/data"},
-		Processor: datav1alpha1.Processor{Script: &datav1alpha1.ScriptProcessor{Source: "true"}},
+		Processor: datav1alpha1.Processor{Script: &datav1alpha1.ScriptProcessor{VersionSpec: datav1alpha1.VersionSpec{Image: "busybox"}, Source: "true"}},
 	}}
 	create(t, proc)
 	reaches(t, proc, datav1alpha1.PhaseExecuting, 10*time.Second)

@@ -14,7 +14,7 @@ import (
 func process(ns, name, dataset string, after *datav1alpha1.OperationRef) *datav1alpha1.DataProcess {
 	return &datav1alpha1.DataProcess{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: datav1alpha1.DataProcessSpec{
 		Dataset:   datav1alpha1.TargetDatasetWithMountPath{Name: dataset, MountPath: "/data"},
-		Processor: datav1alpha1.Processor{Script: &datav1alpha1.ScriptProcessor{Source: "true"}},
+		Processor: datav1alpha1.Processor{Script: &datav1alpha1.ScriptProcessor{VersionSpec: datav1alpha1.VersionSpec{Image: "busybox"}, Source: "true"}},
 		RunAfter:  after,
 	}}
 }
