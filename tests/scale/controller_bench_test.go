@@ -105,7 +105,9 @@ type run struct {
 	cfg    *rest.Config
 	// ns is the namespace the benchmark applies its objects to.
 	ns string
-	b  *testing.B
+	// metrics is the URL of the controller's Prometheus metrics.
+	metrics string
+	b       *testing.B
 }
 
 // startRun starts a simulated cluster with the given number of fake nodes
@@ -130,8 +132,8 @@ func startRun(ctx context.Context, b *testing.B, nodes int, controllers ...strin
 	if _, err := c.AddNodes(ctx, "kwok-node", nodes, 110, nil); err != nil {
 		b.Fatal(err)
 	}
-	ctrl, readyz := startController(b, c, sluice)
-	r.ctrl = ctrl
+	ctrl, readyz, metrics := startController(b, c, sluice)
+	r.ctrl, r.metrics = ctrl, metrics
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		resp, err := http.Get(readyz)
 		if err != nil {
@@ -211,23 +213,28 @@ func apply(ctx context.Context, c client.Client, ns string, n int) error {
 }
 
 // startController runs `sluice controller` against the cluster and returns
-// it with the URL of its readiness probe.
-func startController(b *testing.B, c *simcluster.Cluster, sluice string) (*simcluster.Process, string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	probe := l.Addr().String()
-	l.Close()
+// it with the URLs of its readiness probe and its metrics.
+func startController(b *testing.B, c *simcluster.Cluster, sluice string) (p *simcluster.Process, readyz, metrics string) {
+	probe, metricsAddr := freeAddr(b), freeAddr(b)
 	args := []string{"controller", "--kubeconfig", c.Kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address=0", "--health-probe-bind-address=" + probe}
+		"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probe}
 	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
 	// profile the controller during a run.
 	p, err := c.Run(sluice, append(args, strings.Fields(os.Getenv("SLUICE_BENCH_CONTROLLER_ARGS"))...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p, "http://" + probe + "/readyz"
+	return p, "http://" + probe + "/readyz", "http://" + metricsAddr + "/metrics"
+}
+
+// freeAddr is a local address no one listens on (at the time of asking).
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // workersStarted reports whether the named controller has logged that it
