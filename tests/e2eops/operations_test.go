@@ -25,8 +25,11 @@ import (
 // and engines/process's DataProcess through charts/dataop, the webhook
 // admits them (and mutates their pods), the Job and CronJob controllers of
 // kube-controller-manager create the pods, kube-scheduler places them and
-// kwok runs and completes them. The scenarios run two at a time (go test's
-// -parallel); the Cron one, which waits for two scheduled runs, first.
+// kwok runs and completes them. The scenarios run in parallel (as many at
+// once as go test's -parallel allows, GOMAXPROCS by default), the Cron one
+// first: it waits for two scheduled runs, and cron's finest schedule is a
+// minute (the CronJob controller takes no seconds field), so the others
+// run meanwhile.
 func TestDataOperations(t *testing.T) {
 	t.Run("cron-runs-twice-releasing-between-runs", cronRunsTwice)
 	t.Run("runafter-require-follows-the-node", runAfterFollowsTheNode)
