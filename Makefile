@@ -181,7 +181,7 @@ test: sim-binaries certmanager-binaries ## Run every test against a real kube-ap
 	$(GO) test -race $(TEST_FLAGS) ./webhook/policy/... ./webhook/internal/...
 
 .PHONY: bench
-bench: build sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound on a simulated cluster).
+bench: build sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster).
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v /tests/scale)
 	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
 

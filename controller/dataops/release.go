@@ -20,9 +20,10 @@ import (
 type ReleaseReconciler struct {
 	// Client reads operations and writes Dataset status.
 	Client client.Client
-	// Cache, when set, is read first: a Dataset it shows without holders is
-	// not read from the API server (a holder added since wakes the Dataset
-	// again through its watch).
+	// Cache, when set, is read first: a Dataset it shows without holders,
+	// or held only by operations it shows running, is not read from the
+	// API server, nor are its holders (a holder added, or one that
+	// finishes, wakes the Dataset again through the watches).
 	Cache client.Reader
 	// Grace is how long a claim of a missing operation is kept.
 	Grace time.Duration
@@ -43,6 +44,9 @@ func (r *ReleaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if r.Cache != nil {
 		if err := r.Cache.Get(ctx, req.NamespacedName, ds); err != nil || !hasHolders(ds) {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		if !r.mayBeStale(ctx, ds) {
+			return ctrl.Result{}, nil
 		}
 	}
 	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
@@ -90,6 +94,24 @@ func (r *ReleaseReconciler) stale(ctx context.Context, namespace string, h claim
 		return false, 0, err
 	}
 	return op.GetDeletionTimestamp() != nil || op.GetOperationStatus().Finished(), 0, nil
+}
+
+// mayBeStale reports whether the cache shows a holder of ds that may no
+// longer hold it: one finished, being deleted, or not in the cache (never
+// stored, or not cached yet). The API server decides those; a holder the
+// cache shows running holds.
+func (r *ReleaseReconciler) mayBeStale(ctx context.Context, ds *datav1alpha1.Dataset) bool {
+	for _, h := range claim.Holders(ds) {
+		op, ok := datav1alpha1.NewOperation(h.Kind)
+		if !ok {
+			continue // an unknown kind keeps its hold
+		}
+		if err := r.Cache.Get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: h.Name}, op); err != nil ||
+			op.GetDeletionTimestamp() != nil || op.GetOperationStatus().Finished() {
+			return true
+		}
+	}
+	return false
 }
 
 // hasHolders reports whether any operation holds the Dataset, as

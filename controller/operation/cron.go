@@ -27,8 +27,10 @@ import (
 //   - running: Executing.
 func (r *Reconciler) observeRuns(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	if s.cronJob == nil { // just installed: the cache does not show it yet
+		// Idle holds nothing: a claim made at admission goes now, not
+		// only once the cache shows the CronJob.
 		s.obs.claim = isFalse(ReasonIdle, fmt.Sprintf("waiting for the first run (schedule %q)", s.op.GetSchedule()))
-		return ctrl.Result{}, true, nil
+		return ctrl.Result{}, true, r.releaseClaim(ctx, s.op)
 	}
 	runs, err := r.runsOf(ctx, s.cronJob)
 	if err != nil {

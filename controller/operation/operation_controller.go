@@ -6,6 +6,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +53,8 @@ type Reconciler struct {
 
 	claimer *claim.Claimer
 	charts  helm.ChartCache
+	// writes remembers the versions this reconciler's writes replaced.
+	writes ownWrites
 }
 
 func (r *Reconciler) clock() time.Time {
@@ -106,15 +109,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, fmt.Errorf("unknown operation kind %q", r.Kind)
 	}
 	if err := r.Client.Get(ctx, req.NamespacedName, op); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.writes.behind(req.NamespacedName, op.GetResourceVersion(), r.clock()) {
+		// The cache shows the version this reconciler's last write
+		// replaced; the write's update event wakes the next reconcile.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if !op.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, op)
 	}
-	if controllerutil.AddFinalizer(op, Finalizer) {
+	if replaced := op.GetResourceVersion(); controllerutil.AddFinalizer(op, Finalizer) {
 		if err := r.Client.Update(ctx, op); err != nil {
 			return ctrl.Result{}, err
 		}
+		r.writes.wrote(req.NamespacedName, replaced, r.clock())
 	}
 	if over(op) {
 		return r.reconcileOver(ctx, op)

@@ -42,6 +42,78 @@ func BenchmarkDatasetsToBound(b *testing.B) {
 }
 
 func bindAll(b *testing.B, n int) (time.Duration, int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	r := startRun(ctx, b, 50, "juicefsruntime")
+	defer r.stop()
+	c, ctrl, cl, cfg, ns := r.cluster, r.ctrl, r.client, r.cfg, r.ns
+
+	b.ResetTimer()
+	start := time.Now()
+	saveMetrics := profileAPIServer(ctx, b, cfg, 5*time.Second, 30*time.Second)
+	if err := apply(ctx, cl, ns, n); err != nil {
+		b.Fatal(err)
+	}
+	bound := 0
+	// Listing hundreds of Datasets costs the shared API server; once a
+	// second is precise enough for a figure in tens of seconds.
+	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
+		if err := c.Check(); err != nil {
+			return false, err
+		}
+		if !ctrl.Running() {
+			return false, fmt.Errorf("the controller exited:\n%s", ctrl.LogTail(30))
+		}
+		list := &datav1alpha1.DatasetList{}
+		if err := cl.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		bound = 0
+		for _, d := range list.Items {
+			if d.Status.Phase == datav1alpha1.BoundDatasetPhase {
+				bound++
+			}
+		}
+		return bound == n, nil
+	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err != nil {
+		b.Log(stages(context.Background(), cl, ns, start))
+		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
+	}
+	peak := ctrl.PeakRSS()
+	saveLog(b, ctrl)
+	saveMetrics()
+	b.Log("\n" + stages(ctx, cl, ns, start))
+	if errs := reconcileErrors(ctrl); len(errs) > 0 {
+		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
+	}
+	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
+	return elapsed, peak
+}
+
+// run is one benchmark run's simulated cluster, with `sluice controller`
+// running against it, and a namespace and client for the benchmark's own
+// objects.
+type run struct {
+	cluster *simcluster.Cluster
+	ctrl    *simcluster.Process
+	// client and cfg are the benchmark's own, not rate-limited, so that
+	// applying is not what is measured.
+	client client.Client
+	cfg    *rest.Config
+	// ns is the namespace the benchmark applies its objects to.
+	ns string
+	// metrics is the URL of the controller's Prometheus metrics.
+	metrics string
+	b       *testing.B
+}
+
+// startRun starts a simulated cluster with the given number of fake nodes
+// and `sluice controller` (bin/sluice) against it, and waits until the
+// named controllers have started their workers. Call stop when done.
+func startRun(ctx context.Context, b *testing.B, nodes int, controllers ...string) *run {
 	sluice := filepath.Join(testenv.BinDir(), "sluice")
 	if _, err := os.Stat(sluice); err != nil {
 		b.Fatalf("%v: run `make build`", err)
@@ -50,20 +122,18 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	r := &run{cluster: c, b: b}
+	ok := false
 	defer func() {
-		if b.Failed() {
-			b.Log(c.Logs(20))
-		}
-		if err := c.Stop(); err != nil {
-			b.Log(err)
+		if !ok {
+			r.stop()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if _, err := c.AddNodes(ctx, "kwok-node", 50, 110, nil); err != nil {
+	if _, err := c.AddNodes(ctx, "kwok-node", nodes, 110, nil); err != nil {
 		b.Fatal(err)
 	}
-	ctrl, readyz := startController(b, c, sluice)
+	ctrl, readyz, metrics := startController(b, c, sluice)
+	r.ctrl, r.metrics = ctrl, metrics
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
 		resp, err := http.Get(readyz)
 		if err != nil {
@@ -80,67 +150,36 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	// after every other event (here: after all other Datasets, 10-40 s
 	// late). Measure a running controller: wait until it has started its
 	// workers, which it does once its informers have synced.
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
-		return workersStarted(ctrl, "juicefsruntime"), nil
-	}); err != nil {
-		b.Fatalf("the JuiceFS runtime controller did not start: %v\n%s", err, ctrl.LogTail(30))
+	for _, name := range controllers {
+		if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+			return workersStarted(ctrl, name), nil
+		}); err != nil {
+			b.Fatalf("the %s controller did not start: %v\n%s", name, err, ctrl.LogTail(30))
+		}
 	}
-	// The benchmark's own client is not rate-limited, so applying is not
-	// what is measured.
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS = -1
-	cl, err := client.New(cfg, client.Options{Scheme: c.Scheme})
-	if err != nil {
+	r.cfg = rest.CopyConfig(c.Config)
+	r.cfg.QPS = -1
+	if r.client, err = client.New(r.cfg, client.Options{Scheme: c.Scheme}); err != nil {
 		b.Fatal(err)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
-	if err := cl.Create(ctx, ns); err != nil {
+	if err := r.client.Create(ctx, ns); err != nil {
 		b.Fatal(err)
 	}
+	r.ns = ns.Name
+	ok = true
+	return r
+}
 
-	b.ResetTimer()
-	start := time.Now()
-	saveMetrics := profileAPIServer(ctx, b, cfg, 5*time.Second, 30*time.Second)
-	if err := apply(ctx, cl, ns.Name, n); err != nil {
-		b.Fatal(err)
+// stop stops the cluster, showing the end of every component's log when
+// the benchmark failed.
+func (r *run) stop() {
+	if r.b.Failed() {
+		r.b.Log(r.cluster.Logs(20))
 	}
-	bound := 0
-	// Listing hundreds of Datasets costs the shared API server; once a
-	// second is precise enough for a figure in tens of seconds.
-	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
-		if err := c.Check(); err != nil {
-			return false, err
-		}
-		if !ctrl.Running() {
-			return false, fmt.Errorf("the controller exited:\n%s", ctrl.LogTail(30))
-		}
-		list := &datav1alpha1.DatasetList{}
-		if err := cl.List(ctx, list, client.InNamespace(ns.Name)); err != nil {
-			return false, err
-		}
-		bound = 0
-		for _, d := range list.Items {
-			if d.Status.Phase == datav1alpha1.BoundDatasetPhase {
-				bound++
-			}
-		}
-		return bound == n, nil
-	})
-	elapsed := time.Since(start)
-	b.StopTimer()
-	if err != nil {
-		b.Log(stages(context.Background(), cl, ns.Name, start))
-		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
+	if err := r.cluster.Stop(); err != nil {
+		r.b.Log(err)
 	}
-	peak := ctrl.PeakRSS()
-	saveLog(b, ctrl)
-	saveMetrics()
-	b.Log("\n" + stages(ctx, cl, ns.Name, start))
-	if errs := reconcileErrors(ctrl); len(errs) > 0 {
-		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
-	}
-	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
-	return elapsed, peak
 }
 
 // apply creates n Datasets with one-worker JuiceFS runtimes (Shared
@@ -174,23 +213,28 @@ func apply(ctx context.Context, c client.Client, ns string, n int) error {
 }
 
 // startController runs `sluice controller` against the cluster and returns
-// it with the URL of its readiness probe.
-func startController(b *testing.B, c *simcluster.Cluster, sluice string) (*simcluster.Process, string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	probe := l.Addr().String()
-	l.Close()
+// it with the URLs of its readiness probe and its metrics.
+func startController(b *testing.B, c *simcluster.Cluster, sluice string) (p *simcluster.Process, readyz, metrics string) {
+	probe, metricsAddr := freeAddr(b), freeAddr(b)
 	args := []string{"controller", "--kubeconfig", c.Kubeconfig, "--leader-elect=false",
-		"--metrics-bind-address=0", "--health-probe-bind-address=" + probe}
+		"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probe}
 	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
 	// profile the controller during a run.
 	p, err := c.Run(sluice, append(args, strings.Fields(os.Getenv("SLUICE_BENCH_CONTROLLER_ARGS"))...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p, "http://" + probe + "/readyz"
+	return p, "http://" + probe + "/readyz", "http://" + metricsAddr + "/metrics"
+}
+
+// freeAddr is a local address no one listens on (at the time of asking).
+func freeAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // workersStarted reports whether the named controller has logged that it

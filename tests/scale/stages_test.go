@@ -36,10 +36,13 @@ func stages(ctx context.Context, c client.Client, ns string, start time.Time) st
 	}
 	ds, sec, sts := &datav1alpha1.DatasetList{}, &corev1.SecretList{}, &appsv1.StatefulSetList{}
 	pods, pvc := &corev1.PodList{}, &corev1.PersistentVolumeClaimList{}
-	for _, l := range []client.ObjectList{ds, sec, sts, pods, pvc} {
+	for _, l := range []client.ObjectList{ds, sec, sts, pvc} {
 		if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
 			return err.Error()
 		}
+	}
+	if err := c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{"role": "juicefs-worker"}); err != nil {
+		return err.Error()
 	}
 	for _, d := range ds.Items {
 		add("dataset", d.CreationTimestamp.Time)

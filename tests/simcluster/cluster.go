@@ -30,11 +30,16 @@ const FakeNodeAnnotation = kubesim.FakeNodeAnnotation
 
 // Start starts the control plane, then kube-scheduler,
 // kube-controller-manager and kwok against it. Call Stop when done.
-func Start() (*Cluster, error) {
+func Start() (*Cluster, error) { return StartWith(testenv.Options{}) }
+
+// StartWith is Start with the control plane's options, e.g. webhook
+// configurations to install (testenv.Options.WebhookPaths), pointed at a
+// local webhook server the caller starts (Env.Webhook says where).
+func StartWith(o testenv.Options) (*Cluster, error) {
 	if err := kubesim.CheckBinaries(testenv.BinDir()); err != nil {
 		return nil, err
 	}
-	env, err := testenv.Start()
+	env, err := testenv.StartWith(o)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,119 @@
+package e2eops_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
+)
+
+var cluster *simcluster.Cluster
+
+// watcher is an administrator's client that also watches.
+var watcher client.WithWatch
+
+// nodes are the fake nodes the tests schedule on.
+var nodes []string
+
+// logPath is the file the in-process controller and webhook log to; its
+// end is shown when a test fails.
+var logPath string
+
+func TestMain(m *testing.M) { os.Exit(run(m)) }
+
+func run(m *testing.M) int {
+	logs, err := os.CreateTemp("", "sluice-e2eops-*.log")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.Remove(logs.Name())
+	defer logs.Close()
+	logPath = logs.Name()
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
+
+	c, err := simcluster.StartWith(testenv.Options{WebhookPaths: []string{filepath.Join(testenv.RepoRoot(), "config", "webhook")}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "simcluster:", err)
+		return 1
+	}
+	cluster = c
+	defer func() {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "simcluster: stopping:", err)
+		}
+	}()
+	if watcher, err = client.NewWithWatch(c.Config, client.Options{Scheme: c.Scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if nodes, err = c.AddNodes(ctx, "kwok-node", 4, 110, map[string]string{"topology.kubernetes.io/zone": "zone-a"}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := startWebhook(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "webhook:", err)
+		return 1
+	}
+	if err := startController(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// startWebhook runs `sluice webhook` in-process, serving the validating and
+// mutating configurations envtest installed (its certificate, the CA
+// injected), and waits until it is ready.
+func startWebhook(ctx context.Context, c *simcluster.Cluster) error {
+	wi := c.Webhook()
+	o := webhook.NewOptions()
+	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files
+	o.MetricsAddr = "0"
+	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+	return webhook.StartLocal(ctx, c.Config, o, 60*time.Second)
+}
+
+// startController runs `sluice controller` in-process with exactly the
+// permissions config/rbac grants its ServiceAccount (by impersonation).
+func startController(ctx context.Context, c *simcluster.Cluster) error {
+	if err := c.ApplyManifests(ctx, "rbac/*.yaml", 2); err != nil {
+		return err
+	}
+	cfg := rest.CopyConfig(c.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
+	o := controller.NewOptions()
+	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
+	mgr, err := controller.New(cfg, o)
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "controller stopped:", err)
+		}
+	}()
+	return nil
+}
