@@ -17,31 +17,16 @@ var _ engines.Operations = Engine{}
 // unsupported, as in Fluid: Alluxio has no command copying between its
 // namespace and storage it does not mount.
 func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	kind, _ := engines.OperationKind(req.Op)
-	if kind != datav1alpha1.DataLoadKind && kind != datav1alpha1.DataBackupKind {
-		return engines.OperationRelease{}, engines.Unsupported("Alluxio", string(kind))
-	}
-	if err := dataop.Check(req); err != nil {
-		return engines.OperationRelease{}, err
-	}
-	rt, ok := req.Runtime.(*datav1alpha1.AlluxioRuntime)
-	if !ok {
-		return engines.OperationRelease{}, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", req.Runtime)
-	}
-	var (
-		pod dataop.Pod
-		err error
-	)
-	switch op := req.Op.(type) {
-	case *datav1alpha1.DataLoad:
-		pod, err = loadPod(rt, op)
-	case *datav1alpha1.DataBackup:
-		pod, err = backupPod(req.Dataset, rt, op)
-	}
-	if err != nil {
-		return engines.OperationRelease{}, err
-	}
-	return dataop.Release(req, pod)
+	return operations.Render("Alluxio", req)
+}
+
+var operations = dataop.Builders[*datav1alpha1.AlluxioRuntime]{
+	datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
+		return loadPod(rt, req.Op.(*datav1alpha1.DataLoad))
+	},
+	datav1alpha1.DataBackupKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
+		return backupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataBackup))
+	},
 }
 
 // alluxioCommand is the Alluxio command-line client in the image. Its

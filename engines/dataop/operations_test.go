@@ -107,3 +107,17 @@ func TestUnsupportedNeedsNoRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestAnotherEnginesRuntimeIsInvalid: an engine handed a runtime of
+// another kind refuses it as an invalid spec naming the engine, rather
+// than panicking or rendering without the runtime.
+func TestAnotherEnginesRuntimeIsInvalid(t *testing.T) {
+	thinRuntime := engineCases[3].runtime
+	for _, e := range engineCases[:3] {
+		_, err := e.ops.Operation(engines.OperationRequest{Op: dataLoad(), Dataset: e.dataset(), Runtime: thinRuntime})
+		var engErr *engines.Error
+		if !errors.As(err, &engErr) || engErr.Reason != engines.ReasonInvalidSpec || !strings.Contains(err.Error(), "the "+e.name+" engine serves") {
+			t.Errorf("%s given a ThinRuntime: %v, want InvalidSpec naming the engine", e.name, err)
+		}
+	}
+}

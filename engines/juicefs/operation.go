@@ -14,34 +14,31 @@ var _ engines.Operations = Engine{}
 // is unsupported, as in Fluid: JuiceFS keeps its metadata in the user's
 // own metadata engine, which Sluice does not run.
 func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	kind, _ := engines.OperationKind(req.Op)
-	if kind != datav1alpha1.DataLoadKind && kind != datav1alpha1.DataMigrateKind {
-		return engines.OperationRelease{}, engines.Unsupported("JuiceFS", string(kind))
+	return operations.Render("JuiceFS", req)
+}
+
+var operations = dataop.Builders[*datav1alpha1.JuiceFSRuntime]{
+	datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
+		if err := hasMounts(req.Dataset); err != nil {
+			return dataop.Pod{}, err
+		}
+		return warmupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataLoad))
+	},
+	datav1alpha1.DataMigrateKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
+		if err := hasMounts(req.Dataset); err != nil {
+			return dataop.Pod{}, err
+		}
+		return syncPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataMigrate))
+	},
+}
+
+// hasMounts: a JuiceFS Dataset's first mount names the file system both
+// commands reach.
+func hasMounts(ds *datav1alpha1.Dataset) error {
+	if len(ds.Spec.Mounts) == 0 {
+		return engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
 	}
-	if err := dataop.Check(req); err != nil {
-		return engines.OperationRelease{}, err
-	}
-	rt, ok := req.Runtime.(*datav1alpha1.JuiceFSRuntime)
-	if !ok {
-		return engines.OperationRelease{}, engines.Invalid("the JuiceFS engine serves JuiceFSRuntimes, not %T", req.Runtime)
-	}
-	if len(req.Dataset.Spec.Mounts) == 0 {
-		return engines.OperationRelease{}, engines.Invalid("dataset %s/%s has no mounts", req.Dataset.Namespace, req.Dataset.Name)
-	}
-	var (
-		pod dataop.Pod
-		err error
-	)
-	switch op := req.Op.(type) {
-	case *datav1alpha1.DataLoad:
-		pod, err = warmupPod(req.Dataset, rt, op)
-	case *datav1alpha1.DataMigrate:
-		pod, err = syncPod(req.Dataset, rt, op)
-	}
-	if err != nil {
-		return engines.OperationRelease{}, err
-	}
-	return dataop.Release(req, pod)
+	return nil
 }
 
 // timeoutOption is the option both commands take as the time they may run
