@@ -146,7 +146,7 @@ $(KUBE_SCHEDULER): $(KUBE_TOOLS_DEPS)
 $(KUBE_CM): $(KUBE_TOOLS_DEPS)
 	hack/tool.sh tests/tools/kube k8s.io/kubernetes/cmd/kube-controller-manager $@
 
-$(KUBECTL): tests/tools/kubectl/go.mod tests/tools/kubectl/go.sum tests/tools/kubectl/ldflags.sh
+$(KUBECTL): tests/tools/kubectl/go.mod tests/tools/kubectl/go.sum tests/tools/kubectl/ldflags.sh tests/tools/kube/ldflags.sh
 	hack/tool.sh tests/tools/kubectl k8s.io/kubernetes/cmd/kubectl $@
 
 $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
