@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
@@ -59,15 +59,15 @@ func runInstalledWebhook(ctx context.Context, t *testing.T, c *simcluster.Cluste
 			args = append(args, a)
 		}
 	}
-	probe := freeAddr(t)
-	args = append(args, "--host=127.0.0.1", "--port="+port(freeAddr(t)), "--metrics-bind-address=0",
+	probe := testenv.FreeAddr(t)
+	args = append(args, "--host=127.0.0.1", "--port="+port(testenv.FreeAddr(t)), "--metrics-bind-address=0",
 		"--health-probe-bind-address="+probe, "--cert-dir="+t.TempDir())
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
 		UserName: "system:serviceaccount:" + ns + ":" + dep.Spec.Template.Spec.ServiceAccountName,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}
-	logs := &lockedBuffer{}
+	logs := &testenv.LockedBuffer{}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
 	cmd := webhook.NewCommand(func() (*rest.Config, error) { return cfg, nil })
 	cmd.SetArgs(args)
@@ -152,34 +152,7 @@ func readWebhookWrote(ctx context.Context, t *testing.T, c client.Client, ns str
 	return w
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func port(addr string) string {
 	_, p, _ := net.SplitHostPort(addr)
 	return p
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -3,7 +3,6 @@ package scale_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -215,7 +214,7 @@ func apply(ctx context.Context, c client.Client, ns string, n int) error {
 // startController runs `sluice controller` against the cluster and returns
 // it with the URLs of its readiness probe and its metrics.
 func startController(b *testing.B, c *simcluster.Cluster, sluice string) (p *simcluster.Process, readyz, metrics string) {
-	probe, metricsAddr := freeAddr(b), freeAddr(b)
+	probe, metricsAddr := testenv.FreeAddr(b), testenv.FreeAddr(b)
 	args := []string{"controller", "--kubeconfig", c.Kubeconfig, "--leader-elect=false",
 		"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probe}
 	// SLUICE_BENCH_CONTROLLER_ARGS adds flags, e.g. --pprof-bind-address to
@@ -225,16 +224,6 @@ func startController(b *testing.B, c *simcluster.Cluster, sluice string) (p *sim
 		b.Fatal(err)
 	}
 	return p, "http://" + probe + "/readyz", "http://" + metricsAddr + "/metrics"
-}
-
-// freeAddr is a local address no one listens on (at the time of asking).
-func freeAddr(b *testing.B) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // workersStarted reports whether the named controller has logged that it

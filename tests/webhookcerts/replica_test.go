@@ -1,7 +1,6 @@
 package webhookcerts_test
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -12,10 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 // replica is `sluice webhook` running in a child process.
@@ -26,7 +26,7 @@ type replica struct {
 	metrics string // /metrics, "" when off
 	certDir string
 	cmd     *exec.Cmd
-	out     *lockedBuffer
+	out     *testenv.LockedBuffer
 	done    chan struct{} // closed when the process has ended
 }
 
@@ -41,7 +41,7 @@ type replicaOptions struct {
 // the test ends, logging its output if the test failed.
 func startReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
-	r := &replica{name: name, addr: freeAddr(t), probe: freeAddr(t), certDir: t.TempDir(), out: &lockedBuffer{}, done: make(chan struct{})}
+	r := &replica{name: name, addr: testenv.FreeAddr(t), probe: testenv.FreeAddr(t), certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
 	_, port, _ := net.SplitHostPort(r.addr)
 	args := []string{
 		"--host=127.0.0.1", "--port=" + port, "--cert-dir=" + r.certDir,
@@ -49,7 +49,7 @@ func startReplica(t *testing.T, name, namespace string, o replicaOptions) *repli
 		"--namespace=" + namespace, "--policy-namespaces=" + namespace, "--native-sidecars=true",
 	}
 	if o.metrics {
-		r.metrics = freeAddr(t)
+		r.metrics = testenv.FreeAddr(t)
 		args[4] = "--metrics-bind-address=" + r.metrics
 	}
 	encoded, err := json.Marshal(append(args, o.args...))
@@ -122,38 +122,11 @@ func (r *replica) exited() error {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // port is addr's port.
 func port(addr string) int {
 	_, p, _ := net.SplitHostPort(addr)
 	n, _ := strconv.Atoi(p)
 	return n
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // waitFor polls cond every 100 ms until it holds or timeout passes.
