@@ -20,20 +20,9 @@ import (
 	"github.com/sluice-data/sluice/engines/enginetest"
 )
 
-// runAfter is the affinity the controller derives from a runAfter Require
-// strategy: the node the previous operation ran on.
-var runAfter = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-	NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-		{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-7"}}}}}}}}
-
-func dataLoadDefault() *datav1alpha1.DataLoad {
-	return &datav1alpha1.DataLoad{ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: "team-a"},
-		Spec: datav1alpha1.DataLoadSpec{Dataset: datav1alpha1.TargetDataset{Name: "imagenet", Namespace: "team-a"}}}
-}
-
 // dataLoadFull sets every DataLoad field.
 func dataLoadFull() *datav1alpha1.DataLoad {
-	dl := dataLoadDefault()
+	dl := enginetest.DataLoad()
 	s := &dl.Spec
 	s.LoadMetadata = true
 	s.Target = []datav1alpha1.TargetPath{{Path: "/train", Replicas: 2}, {Path: "/validation"}}
@@ -81,8 +70,8 @@ func TestOperationGolden(t *testing.T) {
 		op       datav1alpha1.OperationObject
 		affinity *corev1.Affinity
 	}{
-		"dataload-default": {dataLoadDefault(), nil}, "dataload-full": {dataLoadFull(), runAfter},
-		"databackup-default": {dataBackupLocal(), nil}, "databackup-full": {dataBackupFull(), runAfter},
+		"dataload-default": {enginetest.DataLoad(), nil}, "dataload-full": {dataLoadFull(), enginetest.RunAfterAffinity},
+		"databackup-default": {dataBackupLocal(), nil}, "databackup-full": {dataBackupFull(), enginetest.RunAfterAffinity},
 	} {
 		t.Run(name, func(t *testing.T) {
 			op := renderOp(t, tc.op, tc.affinity)
@@ -117,7 +106,7 @@ func TestLoadSteps(t *testing.T) {
 	if v := op.Pod().Spec.Volumes; len(v) != 1 || v[0].ConfigMap == nil || v[0].ConfigMap.Name != "imagenet-config" {
 		t.Errorf("volumes %+v, want the runtime's configuration", v)
 	}
-	if d := renderOp(t, dataLoadDefault(), nil); len(d.Containers()) != 1 ||
+	if d := renderOp(t, enginetest.DataLoad(), nil); len(d.Containers()) != 1 ||
 		!cmp.Equal(d.Containers()[0].Command, []string{a, "fs", "distributedLoad", "--replication", "1", "/"}) {
 		t.Errorf("the default load runs %+v, want one load of / with one replica", d.Containers())
 	}
@@ -207,7 +196,7 @@ func TestBackupScript(t *testing.T) {
 
 func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 	load := func(mutate func(*datav1alpha1.DataLoadSpec)) datav1alpha1.OperationObject {
-		dl := dataLoadDefault()
+		dl := enginetest.DataLoad()
 		mutate(&dl.Spec)
 		return dl
 	}
@@ -241,6 +230,6 @@ func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 		})
 	}
 	ds, _ := sample()
-	_, err := alluxio.Engine{}.Operation(engines.OperationRequest{Op: dataLoadDefault(), Dataset: ds, Runtime: &datav1alpha1.JuiceFSRuntime{}})
+	_, err := alluxio.Engine{}.Operation(engines.OperationRequest{Op: enginetest.DataLoad(), Dataset: ds, Runtime: &datav1alpha1.JuiceFSRuntime{}})
 	enginetest.WantInvalid(t, err, "AlluxioRuntime")
 }

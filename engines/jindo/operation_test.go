@@ -6,7 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
@@ -14,20 +13,9 @@ import (
 	"github.com/sluice-data/sluice/engines/jindo"
 )
 
-// runAfter is the affinity the controller derives from a runAfter Require
-// strategy: the node the previous operation ran on.
-var runAfter = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-	NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-		{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-7"}}}}}}}}
-
-func dataLoadDefault() *datav1alpha1.DataLoad {
-	return &datav1alpha1.DataLoad{ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: "team-a"},
-		Spec: datav1alpha1.DataLoadSpec{Dataset: datav1alpha1.TargetDataset{Name: "imagenet", Namespace: "team-a"}}}
-}
-
 // dataLoadFull sets every DataLoad field and every load option.
 func dataLoadFull() *datav1alpha1.DataLoad {
-	dl := dataLoadDefault()
+	dl := enginetest.DataLoad()
 	s := &dl.Spec
 	s.LoadMetadata = true
 	s.Target = []datav1alpha1.TargetPath{{Path: "/train/n01440764", Replicas: 2}, {Path: "/labels"}}
@@ -63,7 +51,7 @@ func TestOperationGolden(t *testing.T) {
 	for name, tc := range map[string]struct {
 		op       *datav1alpha1.DataLoad
 		affinity *corev1.Affinity
-	}{"dataload-default": {dataLoadDefault(), nil}, "dataload-full": {dataLoadFull(), runAfter}} {
+	}{"dataload-default": {enginetest.DataLoad(), nil}, "dataload-full": {dataLoadFull(), enginetest.RunAfterAffinity}} {
 		t.Run(name, func(t *testing.T) {
 			op := renderOp(t, tc.op, nil, tc.affinity)
 			enginetest.GoldenCase(t, name, op.Out, op.Templates())
@@ -100,7 +88,7 @@ func TestLoadSteps(t *testing.T) {
 	rt.Spec.TieredStore.Levels[0].MediumType = datav1alpha1.Memory
 	rt.Spec.TieredStore.Levels[0].QuotaList = "1Gi,1Gi"
 	rt.Spec.Worker.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("8Gi")
-	d := enginetest.Effective(renderOp(t, dataLoadDefault(), rt, nil).Pod().Spec.Containers[0])
+	d := enginetest.Effective(renderOp(t, enginetest.DataLoad(), rt, nil).Pod().Spec.Containers[0])
 	if want := []string{"jindocache", "-load", "-data", "-m", "-s", "-R", "-replica", "1", "jindo:///"}; !cmp.Equal(d.Command, want) {
 		t.Errorf("the default load on a memory tier runs %q, want %q", d.Command, want)
 	}
@@ -108,7 +96,7 @@ func TestLoadSteps(t *testing.T) {
 
 func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 	load := func(mutate func(*datav1alpha1.DataLoadSpec)) *datav1alpha1.DataLoad {
-		dl := dataLoadDefault()
+		dl := enginetest.DataLoad()
 		mutate(&dl.Spec)
 		return dl
 	}
@@ -124,7 +112,7 @@ func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 		{"a cache list's plain keys", load(func(s *datav1alpha1.DataLoadSpec) { s.Options = map[string]string{"accessKeySecret": "x"} }), nil, "spec.options[\"accessKeySecret\"]"},
 		{"not a boolean", load(func(s *datav1alpha1.DataLoadSpec) { s.Options = map[string]string{"atomicCache": "yes please"} }), nil, "spec.options[atomicCache]"},
 		{"not a thread count", load(func(s *datav1alpha1.DataLoadSpec) { s.Options = map[string]string{"threadNum": "0"} }), nil, "spec.options[threadNum]"},
-		{"FUSE alone", dataLoadDefault(), func(rt *datav1alpha1.JindoRuntime) { rt.Spec.Master.Disabled, rt.Spec.Worker.Disabled = true, true }, "spec.master.disabled"},
+		{"FUSE alone", enginetest.DataLoad(), func(rt *datav1alpha1.JindoRuntime) { rt.Spec.Master.Disabled, rt.Spec.Worker.Disabled = true, true }, "spec.master.disabled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds, rt := sample()

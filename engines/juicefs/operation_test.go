@@ -20,12 +20,6 @@ func secretRef(name, key string) datav1alpha1.EncryptOptionSource {
 	return datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: name, Key: key}}
 }
 
-// runAfter is the affinity the controller derives from a runAfter Require
-// strategy: the node the previous operation ran on.
-var runAfter = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-	NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-		{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-7"}}}}}}}}
-
 // placement sets the fields DataLoad and DataMigrate share.
 func placement() (datav1alpha1.PodMetadata, *corev1.Affinity, []corev1.Toleration, map[string]string, corev1.ResourceRequirements) {
 	return datav1alpha1.PodMetadata{Labels: map[string]string{"team": "vision"}, Annotations: map[string]string{"owner": "ml@example.com"}},
@@ -36,14 +30,9 @@ func placement() (datav1alpha1.PodMetadata, *corev1.Affinity, []corev1.Toleratio
 		corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
 }
 
-func dataLoadDefault() *datav1alpha1.DataLoad {
-	return &datav1alpha1.DataLoad{ObjectMeta: metav1.ObjectMeta{Name: "warm", Namespace: "team-a"},
-		Spec: datav1alpha1.DataLoadSpec{Dataset: datav1alpha1.TargetDataset{Name: "imagenet", Namespace: "team-a"}}}
-}
-
 // dataLoadFull sets every DataLoad field.
 func dataLoadFull() *datav1alpha1.DataLoad {
-	dl := dataLoadDefault()
+	dl := enginetest.DataLoad()
 	s := &dl.Spec
 	s.LoadMetadata = true
 	s.Target = []datav1alpha1.TargetPath{{Path: "/train", Replicas: 1}, {Path: "/val"}}
@@ -103,8 +92,8 @@ func TestOperationGolden(t *testing.T) {
 		op       datav1alpha1.OperationObject
 		affinity *corev1.Affinity
 	}{
-		"dataload-default": {dataLoadDefault(), nil}, "dataload-full": {dataLoadFull(), runAfter},
-		"datamigrate-default": {dataMigrateDefault(), nil}, "datamigrate-full": {dataMigrateFull(), runAfter},
+		"dataload-default": {enginetest.DataLoad(), nil}, "dataload-full": {dataLoadFull(), enginetest.RunAfterAffinity},
+		"datamigrate-default": {dataMigrateDefault(), nil}, "datamigrate-full": {dataMigrateFull(), enginetest.RunAfterAffinity},
 		"datamigrate-pvc": {dataMigratePVC(), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -143,7 +132,7 @@ func TestWarmupThroughTheFuseMount(t *testing.T) {
 	}) {
 		t.Errorf("volumes %+v lack the Dataset's PVC", spec.Volumes)
 	}
-	if d := renderOp(t, dataLoadDefault(), nil); !cmp.Equal(enginetest.Effective(d.Pod().Spec.Containers[0]).Command, []string{"timeout", "30m", "juicefs", "warmup", fuse + "/"}) {
+	if d := renderOp(t, enginetest.DataLoad(), nil); !cmp.Equal(enginetest.Effective(d.Pod().Spec.Containers[0]).Command, []string{"timeout", "30m", "juicefs", "warmup", fuse + "/"}) {
 		t.Errorf("the default load warms %q, want the whole Dataset for 30m", d.Pod().Spec.Containers[0].Command)
 	}
 }
@@ -180,7 +169,7 @@ func TestSyncCredentialsStayInSecrets(t *testing.T) {
 
 func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 	load := func(mutate func(*datav1alpha1.DataLoadSpec)) datav1alpha1.OperationObject {
-		dl := dataLoadDefault()
+		dl := enginetest.DataLoad()
 		mutate(&dl.Spec)
 		return dl
 	}
@@ -245,6 +234,6 @@ func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 		})
 	}
 	ds, _ := sample()
-	_, err := juicefs.Engine{}.Operation(engines.OperationRequest{Op: dataLoadDefault(), Dataset: ds, Runtime: &datav1alpha1.AlluxioRuntime{}})
+	_, err := juicefs.Engine{}.Operation(engines.OperationRequest{Op: enginetest.DataLoad(), Dataset: ds, Runtime: &datav1alpha1.AlluxioRuntime{}})
 	enginetest.WantInvalid(t, err, "JuiceFSRuntime")
 }

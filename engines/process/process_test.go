@@ -83,12 +83,6 @@ func scriptFull() *datav1alpha1.DataProcess {
 	}, func(dp *datav1alpha1.DataProcess) { dp.Spec.Dataset.SubPath = "val" })
 }
 
-// runAfter is the affinity the controller derives from a runAfter Require
-// strategy: the node the previous operation ran on.
-var runAfter = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-	NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-		{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-7"}}}}}}}}
-
 func render(t *testing.T, dp *datav1alpha1.DataProcess, affinity *corev1.Affinity) enginetest.Operation {
 	t.Helper()
 	rel, err := process.Operations{}.Operation(engines.OperationRequest{Op: dp, Dataset: dataset(), Affinity: affinity})
@@ -106,8 +100,8 @@ func TestGolden(t *testing.T) {
 		dp       *datav1alpha1.DataProcess
 		affinity *corev1.Affinity
 	}{
-		"job-default": {jobDefault(), nil}, "job-full": {jobFull(), runAfter},
-		"script-default": {scriptDefault(), nil}, "script-full": {scriptFull(), runAfter},
+		"job-default": {jobDefault(), nil}, "job-full": {jobFull(), enginetest.RunAfterAffinity},
+		"script-default": {scriptDefault(), nil}, "script-full": {scriptFull(), enginetest.RunAfterAffinity},
 	} {
 		t.Run(name, func(t *testing.T) {
 			op := render(t, tc.dp, tc.affinity)
@@ -140,7 +134,7 @@ func hasMount(c corev1.Container, want corev1.VolumeMount) bool {
 
 func TestScriptRunsFromItsFile(t *testing.T) {
 	dp := scriptFull()
-	op := render(t, dp, runAfter)
+	op := render(t, dp, enginetest.RunAfterAffinity)
 	c := op.Pod().Spec.Containers[0]
 	if !cmp.Equal(c.Command, []string{"bash", "-c"}) || !cmp.Equal(c.Args, []string{process.ScriptDir + "/" + process.ScriptFile}) {
 		t.Errorf("script container runs %q %q", c.Command, c.Args)
@@ -153,7 +147,7 @@ func TestScriptRunsFromItsFile(t *testing.T) {
 	}
 	spec := op.Pod().Spec
 	if c.Image != "python:3.12" || c.ImagePullPolicy != corev1.PullAlways || spec.RestartPolicy != corev1.RestartPolicyOnFailure || spec.ServiceAccountName != "trainer" ||
-		c.Resources.Requests.Cpu().String() != "2" || op.Pod().Labels["team"] != "vision" || !cmp.Equal(spec.Affinity, runAfter) {
+		c.Resources.Requests.Cpu().String() != "2" || op.Pod().Labels["team"] != "vision" || !cmp.Equal(spec.Affinity, enginetest.RunAfterAffinity) {
 		t.Errorf("script pod: image %s (%s), restart %s, service account %q, resources %v, labels %v, affinity %+v",
 			c.Image, c.ImagePullPolicy, spec.RestartPolicy, spec.ServiceAccountName, c.Resources, op.Pod().Labels, spec.Affinity)
 	}
