@@ -142,12 +142,10 @@ func pointWebhooksAt(o *unstructured.Unstructured, webhookURL string) error {
 }
 
 // decode splits a YAML or JSON stream into objects, skipping empty
-// documents. helm.Render joins the documents of one template without "---";
-// each starts with its "# Source:" line.
+// documents (helm.Render separates a template's objects with "---").
 func decode(data []byte) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	stream := strings.ReplaceAll("\n"+string(data), "\n# Source: ", "\n---\n# Source: ")
-	for _, doc := range strings.Split(stream, "\n---") {
+	for _, doc := range strings.Split("\n"+string(data), "\n---") {
 		u := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
 			return nil, err

@@ -41,7 +41,8 @@ func LoadChart(fsys fs.FS) (*chart.Chart, error) {
 }
 
 // Render renders a chart as `helm template` would, with the Helm SDK, and
-// returns the manifests by template file name.
+// returns the manifests by template file name, the objects of one template
+// separated by "---".
 func Render(ctx context.Context, c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
 	return RenderFor(ctx, c, values, release, namespace, "")
 }
@@ -69,6 +70,9 @@ func RenderFor(ctx context.Context, c *chart.Chart, values map[string]any, relea
 		src := sourceOf(manifest)
 		if src == "" {
 			src = name
+		}
+		if out[src] != "" {
+			out[src] += "---\n" // another object of the same template
 		}
 		out[src] += manifest + "\n"
 	}

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -8,7 +9,8 @@ import (
 
 // Decode decodes the rendered template (its key in out, e.g.
 // "templates/worker-statefulset.yaml") strictly into a new T: a field T
-// does not know fails the test, as does a template the chart did not render.
+// does not know fails the test, as does a template the chart did not render
+// or one that renders more than one object.
 func Decode[T any](t testing.TB, out map[string]string, template string) *T {
 	t.Helper()
 	if _, ok := out[template]; !ok {
@@ -24,6 +26,9 @@ func DecodeOptional[T any](t testing.TB, out map[string]string, template string)
 	m, ok := out[template]
 	if !ok {
 		return nil
+	}
+	if n := strings.Count("\n"+m, "\n---\n") + 1; n > 1 {
+		t.Fatalf("%s renders %d objects, want one\n%s", template, n, m)
 	}
 	obj := new(T)
 	if err := yaml.UnmarshalStrict([]byte(m), obj); err != nil {
