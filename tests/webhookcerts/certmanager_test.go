@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -17,13 +16,7 @@ import (
 	cmmeta "github.com/cert-manager/cert-manager/pkg/apis/meta/v1"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
-	"helm.sh/helm/v3/pkg/releaseutil"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/tests/certmanager"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook/certs"
@@ -327,25 +321,9 @@ func renderCertManagerMode(t *testing.T, namespace string, values map[string]any
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &action.Configuration{
-		Releases:   storage.Init(driver.NewMemory()),
-		KubeClient: &kubefake.PrintingKubeClient{Out: io.Discard},
-		Log:        t.Logf,
-	}
-	in := action.NewInstall(cfg)
-	in.ReleaseName, in.Namespace = "sluice", namespace
-	in.DryRun, in.ClientOnly, in.Replace = true, true, true
-	in.KubeVersion = &chartutil.KubeVersion{Version: v.GitVersion, Major: v.Major, Minor: v.Minor}
-	rel, err := in.RunWithContext(context.Background(), ch, values)
+	manifests, err := helm.RenderFor(context.Background(), ch, values, "sluice", namespace, v.GitVersion)
 	if err != nil {
 		t.Fatalf("rendering the chart: %v", err)
-	}
-	manifests := map[string]string{}
-	for _, m := range releaseutil.SplitManifests(rel.Manifest) {
-		if _, rest, ok := strings.Cut(m, "# Source: sluice/"); ok {
-			file, _, _ := strings.Cut(rest, "\n")
-			manifests[file] += "---\n" + m + "\n"
-		}
 	}
 	scheme := certManagerScheme(t)
 	decode := func(file string) []client.Object {
