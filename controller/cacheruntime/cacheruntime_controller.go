@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -52,7 +53,9 @@ type Reconciler struct {
 	now func() time.Time
 
 	nodes nodeStates
-	chart helm.ChartLoader
+	// writes spares reconciles a cache behind this reconciler's writes.
+	writes ownWrites
+	chart  helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo
 }
@@ -109,8 +112,12 @@ type scope struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	rt := r.Engine.NewObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	rt = r.writes.current(req.NamespacedName, rt)
 	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
 	defer func() {
 		if s.report && retErr == nil {
@@ -121,7 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return r.reconcileDelete(ctx, s)
 	}
 	if controllerutil.AddFinalizer(rt, Finalizer) {
-		if err := r.Client.Update(ctx, rt); err != nil {
+		if err := r.update(ctx, rt); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -149,6 +156,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{RequeueAfter: waitInUse}, nil
 	}
 	return ctrl.Result{}, r.delete(ctx, s.rt)
+}
+
+// update writes the runtime (its metadata: the finalizer) and remembers
+// the write.
+func (r *Reconciler) update(ctx context.Context, rt datav1alpha1.RuntimeObject) error {
+	replaced := rt.GetResourceVersion()
+	if err := r.Client.Update(ctx, rt); err != nil {
+		return err
+	}
+	r.writes.wrote(client.ObjectKeyFromObject(rt), replaced, rt)
+	return nil
 }
 
 func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, args ...any) {

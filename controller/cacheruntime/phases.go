@@ -275,5 +275,5 @@ func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) 
 		}
 	}
 	controllerutil.RemoveFinalizer(rt, Finalizer)
-	return r.Client.Update(ctx, rt)
+	return r.update(ctx, rt)
 }
