@@ -2,21 +2,63 @@ package testenv
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"net"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
 
 // FreeAddr is a local address no one listens on (at the time of asking),
-// for a server a test starts.
+// for a server a test starts, often in a child process that binds it a
+// moment later. Its port is picked at random below the kernel's ephemeral
+// range: the ports of outgoing connections and of listeners on port 0 come
+// from that range, so in the moment between the pick and the bind no other
+// process can be given this port by the kernel (with a port of the range,
+// the many connections of the tests running in parallel sometimes took
+// it); only another FreeAddr picking the same port at once could.
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
+	if low := ephemeralLow(); low > lowestPort+1000 {
+		for range 100 {
+			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lowestPort+rand.IntN(low-lowestPort))))
+			if err != nil {
+				continue // in use
+			}
+			defer l.Close()
+			return l.Addr().String()
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// lowestPort is the lowest port FreeAddr picks: above the ports of
+// services a machine commonly runs.
+const lowestPort = 10000
+
+// ephemeralLow is the first port of the kernel's ephemeral range, 0 when
+// it cannot be read.
+func ephemeralLow() int {
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(raw))
+	if len(fields) != 2 {
+		return 0
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 0
+	}
+	return low
 }
 
 // LockedBuffer is a bytes.Buffer safe for a process's or server's log

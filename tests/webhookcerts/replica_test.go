@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -112,11 +113,13 @@ func (r *replica) served() *x509.Certificate {
 	return conn.ConnectionState().PeerCertificates[0]
 }
 
-// exited is an error once the process has ended.
+// exited is an error once the process has ended, with the last lines
+// it wrote (the reason it gave is among them).
 func (r *replica) exited() error {
 	select {
 	case <-r.done:
-		return fmt.Errorf("replica %s exited: %v", r.name, r.cmd.ProcessState)
+		lines := strings.Split(strings.TrimSpace(r.out.String()), "\n")
+		return fmt.Errorf("replica %s exited (%v), its last output:\n%s", r.name, r.cmd.ProcessState, strings.Join(lines[max(0, len(lines)-3):], "\n"))
 	default:
 		return nil
 	}
