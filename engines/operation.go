@@ -32,12 +32,19 @@ type OperationRequest struct {
 	// Affinity, when set, is added to the operation's own spec.affinity:
 	// the terms the controller derived from runAfter's affinityStrategy.
 	Affinity *corev1.Affinity
+	// Release is the operation's Helm release, which names its workloads:
+	// engines that address them (the workers of a parallel DataMigrate by
+	// their DNS names) read it.
+	Release string
 }
 
 // OperationRelease is the chart and values that run an operation. The chart
 // creates exactly one workload named after the release: a batch/v1 Job, or
 // a batch/v1 CronJob when the operation's policy is Cron (besides it, at
-// most a ConfigMap "<release>-files" holding a DataProcess script). A
+// most a ConfigMap "<release>-files" holding the operation's files, and for
+// a parallel operation its workers: the StatefulSet "<release>-workers"
+// behind the headless Service of that name, whose replicas the controller
+// keeps at WorkersWanted while a run executes and at 0 otherwise). A
 // CronJob sets concurrencyPolicy Forbid and its jobTemplate spec.suspend
 // true: each run starts suspended, and the controller resumes it once the
 // operation holds its Dataset's claim (a CronJob that does not gate its runs

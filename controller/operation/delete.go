@@ -105,6 +105,9 @@ func (r *Reconciler) reconcileOver(ctx context.Context, op datav1alpha1.Operatio
 	if err := r.releaseClaim(ctx, op); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.stopWorkers(ctx, op); err != nil {
+		return ctrl.Result{}, err
+	}
 	if op.GetPolicy() == datav1alpha1.Cron {
 		// A Cron operation that cannot run keeps no CronJob scheduling runs.
 		if err := r.uninstall(op.GetNamespace(), ReleaseName(r.Kind, op.GetName())); err != nil {

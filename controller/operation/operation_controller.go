@@ -165,9 +165,9 @@ type phase func(context.Context, *scope) (ctrl.Result, bool, error)
 
 // runPhases runs the phases in order until one stops.
 func (r *Reconciler) runPhases(ctx context.Context, s *scope) (ctrl.Result, error) {
-	phases := []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.claimOnce, r.install, r.observeJob}
+	phases := []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.claimOnce, r.install, r.observeJob, r.scaleWorkers}
 	if s.cron() {
-		phases = []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.install, r.observeRuns}
+		phases = []phase{r.checkSpec, r.findWorkload, r.waitRunAfter, r.findDataset, r.resolveEngine, r.render, r.confirmNotOver, r.install, r.observeRuns, r.scaleWorkers}
 	}
 	for _, p := range phases {
 		res, next, err := p(ctx, s)

@@ -191,7 +191,7 @@ func (r *Reconciler) render(_ context.Context, s *scope) (ctrl.Result, bool, err
 		}
 		render = ops.Operation
 	}
-	s.request.Op, s.request.Dataset, s.request.Runtime = s.op, s.ds, s.rt
+	s.request.Op, s.request.Dataset, s.request.Runtime, s.request.Release = s.op, s.ds, s.rt, s.release
 	rel, err := render(s.request)
 	if stop, err := s.engineError(err); stop {
 		return ctrl.Result{}, false, err

@@ -161,6 +161,10 @@ func hostileCases() []struct {
 	add("JuiceFS DataMigrate to an object store", "JuiceFS", op, s)
 	op, s = migrate("pvc://archive/")
 	add("JuiceFS DataMigrate to a claim", "JuiceFS", op, s)
+	op, s = migrate("pvc://archive/")
+	op.(*datav1alpha1.DataMigrate).Spec.Parallelism = 3
+	op.(*datav1alpha1.DataMigrate).Spec.ParallelOptions = map[string]string{"sshSecretName": "keys", "sshPort": "2222"}
+	add("JuiceFS DataMigrate with parallel workers", "JuiceFS", op, s)
 	op, s = backup(func(s *strs) string { return "local://" + s.field("/backups") })
 	add("Alluxio DataBackup to a host directory", "Alluxio", op, s)
 	op, s = backup(func(s *strs) string { return "pvc://backups/" + s.field("sub") })
@@ -181,14 +185,18 @@ func hostileCases() []struct {
 func TestHostileStringsArriveAsData(t *testing.T) {
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			rel, err := tc.engine.ops.Operation(engines.OperationRequest{Op: tc.op, Dataset: tc.engine.dataset(), Runtime: tc.engine.runtime})
+			rel, err := tc.engine.ops.Operation(engines.OperationRequest{Op: tc.op, Dataset: tc.engine.dataset(), Runtime: tc.engine.runtime, Release: "hostile"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			op := enginetest.RenderOperation(t, rel, "hostile", "team-a")
-			manifest := stringsOf(t, op.Job, op.CronJob, op.Files)
+			manifest := stringsOf(t, op.Job, op.CronJob, op.Files, op.Workers, op.WorkersService)
 			var containers []corev1.Container
-			for _, c := range op.Containers() {
+			workers := []corev1.Container{}
+			if op.Workers != nil {
+				workers = op.Workers.Spec.Template.Spec.Containers
+			}
+			for _, c := range append(op.Containers(), workers...) {
 				containers = append(containers, enginetest.Effective(c))
 			}
 			effective := stringsOf(t, containers)

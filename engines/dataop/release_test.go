@@ -209,6 +209,8 @@ func TestChartSchema(t *testing.T) {
 		"unknown value":           func(v map[string]any) { v["ttlSecondsAfterFinished"] = 60 },
 		"no container":            func(v map[string]any) { v["pod"].(map[string]any)["spec"].(map[string]any)["containers"] = []any{} },
 		"files without a volume":  func(v map[string]any) { v["files"] = map[string]any{"volume": "", "data": map[string]any{"a": "b"}} },
+		"negative workers":        func(v map[string]any) { v["workers"].(map[string]any)["replicas"] = -1 },
+		"unknown workers value":   func(v map[string]any) { v["workers"].(map[string]any)["minReady"] = 1 },
 	} {
 		values, err := engines.ToPlain(rel.Values)
 		if err != nil {
@@ -218,5 +220,43 @@ func TestChartSchema(t *testing.T) {
 		if out, err := helm.Render(context.Background(), c, values, "warm-load", "team-a"); err == nil {
 			t.Errorf("%s: rendered %v", name, helm.SortedKeys(out))
 		}
+	}
+}
+
+// TestWorkers: a parallel operation's workers get the operation's
+// placement and pod metadata and restart Always; their instance label is
+// their own, so the workers' StatefulSet selects them and never the
+// operation's pod. Without the release name (which their DNS
+// names need) Release refuses them.
+func TestWorkers(t *testing.T) {
+	dl := dataLoad()
+	dl.Spec.NodeSelector = map[string]string{"disk": "nvme"}
+	dl.Spec.PodMetadata.Labels = map[string]string{"team": "a"}
+	pod := loadPod()
+	pod.Workers = &dataop.Workers{Replicas: 2, Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "w", Image: "busybox"}}}}
+	req := engines.OperationRequest{Op: dl, Dataset: dataset()}
+	if _, err := dataop.Release(req, pod); err == nil || !strings.Contains(err.Error(), "release name") {
+		t.Fatalf("workers without the release name: %v", err)
+	}
+	req.Release = "warm-load"
+	rel, err := dataop.Release(req, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := enginetest.RenderOperation(t, rel, "warm-load", "team-a")
+	w := op.Workers
+	if w == nil || *w.Spec.Replicas != 2 || w.Annotations["dataop.sluice.io/workers"] != "2" {
+		t.Fatalf("workers %+v", w)
+	}
+	ws := w.Spec.Template.Spec
+	if ws.RestartPolicy != corev1.RestartPolicyAlways || ws.NodeSelector["disk"] != "nvme" {
+		t.Errorf("workers' pod: restart %s, nodeSelector %v; want Always and the operation's", ws.RestartPolicy, ws.NodeSelector)
+	}
+	labels := w.Spec.Template.Labels
+	if labels[dataop.LabelInstance] != "warm-load-workers" || labels["team"] != "a" || labels[engines.LabelOperationName] != "warm" {
+		t.Errorf("workers' labels %v", labels)
+	}
+	if op.Pod().Labels[dataop.LabelInstance] != "warm-load" {
+		t.Errorf("the operation's pod is labelled %v", op.Pod().Labels)
 	}
 }

@@ -19,6 +19,8 @@ type Pod struct {
 	// chart adds to the pod as the volume FilesVolume (files mode 0555);
 	// containers mount it by that name.
 	Files map[string]string
+	// Workers, when set, are the parallel workers the pod drives.
+	Workers *Workers
 }
 
 // FilesVolume is the name of the pod volume holding Pod.Files.
@@ -35,6 +37,7 @@ type values struct {
 	BackoffLimit int32             `json:"backoffLimit"`
 	Files        files             `json:"files"`
 	Pod          podValues         `json:"pod"`
+	Workers      workersValues     `json:"workers"`
 }
 
 type files struct {
@@ -82,10 +85,15 @@ func Release(req engines.OperationRequest, pod Pod) (engines.OperationRelease, e
 			}
 		}
 	}
+	workers, err := s.workers(req, pod)
+	if err != nil {
+		return engines.OperationRelease{}, err
+	}
 	v := values{
 		Labels: engines.OperationLabels(req.Op), Policy: string(s.policy), Schedule: s.schedule, BackoffLimit: BackoffLimit,
-		Files: files{Data: orEmpty(pod.Files)},
-		Pod:   podValues{Labels: orEmpty(s.meta.Labels), Annotations: orEmpty(s.meta.Annotations), Spec: spec},
+		Files:   files{Data: orEmpty(pod.Files)},
+		Pod:     podValues{Labels: orEmpty(s.meta.Labels), Annotations: orEmpty(s.meta.Annotations), Spec: spec},
+		Workers: workers,
 	}
 	if len(pod.Files) > 0 {
 		v.Files.Volume = FilesVolume

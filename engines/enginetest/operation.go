@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,34 +17,43 @@ const (
 	JobTemplate     = "templates/job.yaml"
 	CronJobTemplate = "templates/cronjob.yaml"
 	FilesTemplate   = "templates/files-configmap.yaml"
+	// The workers of a parallel operation.
+	WorkersTemplate        = "templates/workers-statefulset.yaml"
+	WorkersServiceTemplate = "templates/workers-service.yaml"
 )
 
 // Operation is what an operation's chart rendered, decoded strictly:
-// exactly one of Job and CronJob, and the files ConfigMap when there is
-// one.
+// exactly one of Job and CronJob, the files ConfigMap when there is one,
+// and a parallel operation's workers and their Service.
 type Operation struct {
 	// Out are the manifests by template file.
-	Out     map[string]string
-	Job     *batchv1.Job
-	CronJob *batchv1.CronJob
-	Files   *corev1.ConfigMap
+	Out            map[string]string
+	Job            *batchv1.Job
+	CronJob        *batchv1.CronJob
+	Files          *corev1.ConfigMap
+	Workers        *appsv1.StatefulSet
+	WorkersService *corev1.Service
 }
 
 // RenderOperation renders rel with the Helm SDK as the release name in
 // namespace. The test stops unless the chart rendered exactly one workload
-// (a Job or a CronJob) named name, at most a files ConfigMap besides it,
-// and each decodes strictly into its type.
+// (a Job or a CronJob) named name, besides it at most a files ConfigMap
+// and workers with their Service (both or neither), and each decodes
+// strictly into its type.
 func RenderOperation(t testing.TB, rel engines.OperationRelease, name, namespace string) Operation {
 	t.Helper()
 	out := RenderChart(t, rel.Chart, rel.Values, name, namespace)
 	for _, tpl := range helm.SortedKeys(out) {
-		if !slices.Contains([]string{JobTemplate, CronJobTemplate, FilesTemplate}, tpl) {
+		if !slices.Contains([]string{JobTemplate, CronJobTemplate, FilesTemplate, WorkersTemplate, WorkersServiceTemplate}, tpl) {
 			t.Fatalf("the operation chart rendered %s:\n%s", tpl, out[tpl])
 		}
 	}
 	op := Operation{Out: out, Job: DecodeOptional[batchv1.Job](t, out, JobTemplate),
-		CronJob: DecodeOptional[batchv1.CronJob](t, out, CronJobTemplate), Files: DecodeOptional[corev1.ConfigMap](t, out, FilesTemplate)}
+		CronJob: DecodeOptional[batchv1.CronJob](t, out, CronJobTemplate), Files: DecodeOptional[corev1.ConfigMap](t, out, FilesTemplate),
+		Workers: DecodeOptional[appsv1.StatefulSet](t, out, WorkersTemplate), WorkersService: DecodeOptional[corev1.Service](t, out, WorkersServiceTemplate)}
 	switch {
+	case (op.Workers == nil) != (op.WorkersService == nil):
+		t.Fatalf("workers without their Service, or a Service without workers: rendered %v", helm.SortedKeys(out))
 	case (op.Job == nil) == (op.CronJob == nil):
 		t.Fatalf("want exactly one of a Job and a CronJob, rendered %v", helm.SortedKeys(out))
 	case op.Job != nil && (op.Job.Kind != "Job" || op.Job.APIVersion != "batch/v1" || op.Job.Name != name):

@@ -28,7 +28,7 @@ var operations = dataop.Builders[*datav1alpha1.JuiceFSRuntime]{
 		if err := hasMounts(req.Dataset); err != nil {
 			return dataop.Pod{}, err
 		}
-		return syncPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataMigrate))
+		return syncPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataMigrate), req.Release)
 	},
 }
 

@@ -74,14 +74,25 @@ func dataMigratePVC() *datav1alpha1.DataMigrate {
 	return dm
 }
 
+// dataMigrateParallel copies with two workers besides the manager.
+func dataMigrateParallel() *datav1alpha1.DataMigrate {
+	dm := dataMigratePVC()
+	s := &dm.Spec
+	s.Parallelism = 3
+	s.ParallelOptions = map[string]string{"sshSecretName": "migrate-keys", "sshPort": "2222", "sshReadyTimeoutSeconds": "60"}
+	s.PodMetadata, s.Affinity, s.Tolerations, s.NodeSelector, s.Resources = placement()
+	return dm
+}
+
 func renderOp(t *testing.T, op datav1alpha1.OperationObject, affinity *corev1.Affinity) enginetest.Operation {
 	t.Helper()
 	ds, rt := sample()
-	rel, err := juicefs.Engine{}.Operation(engines.OperationRequest{Op: op, Dataset: ds, Runtime: rt, Affinity: affinity})
+	release := op.GetName() + "-op"
+	rel, err := juicefs.Engine{}.Operation(engines.OperationRequest{Op: op, Dataset: ds, Runtime: rt, Affinity: affinity, Release: release})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return enginetest.RenderOperation(t, rel, op.GetName()+"-op", "team-a")
+	return enginetest.RenderOperation(t, rel, release, "team-a")
 }
 
 // TestOperationGolden renders each operation with its defaults and with
@@ -94,7 +105,7 @@ func TestOperationGolden(t *testing.T) {
 	}{
 		"dataload-default": {enginetest.DataLoad(), nil}, "dataload-full": {dataLoadFull(), enginetest.RunAfterAffinity},
 		"datamigrate-default": {dataMigrateDefault(), nil}, "datamigrate-full": {dataMigrateFull(), enginetest.RunAfterAffinity},
-		"datamigrate-pvc": {dataMigratePVC(), nil},
+		"datamigrate-pvc": {dataMigratePVC(), nil}, "datamigrate-parallel": {dataMigrateParallel(), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			op := renderOp(t, tc.op, tc.affinity)
@@ -195,8 +206,19 @@ func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 		{"relative path", load(func(s *datav1alpha1.DataLoadSpec) { s.Target = []datav1alpha1.TargetPath{{Path: "a"}} }), nil, "spec.target[0].path"},
 		{"bad option name", load(func(s *datav1alpha1.DataLoadSpec) { s.Options = map[string]string{"-p": "1"} }), nil, "spec.options"},
 		{"another engine", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.RuntimeType = "alluxio" }), nil, "spec.runtimeType"},
-		{"parallel workers", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.Parallelism = 2 }), nil, "spec.parallelism"},
-		{"parallel options", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.ParallelOptions = map[string]string{"sshPort": "22"} }), nil, "spec.parallelOptions"},
+		{"parallel without keys", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.Parallelism = 2 }), nil, "spec.parallelOptions.sshSecretName"},
+		{"parallel with a bad Secret name", migrate(func(s *datav1alpha1.DataMigrateSpec) {
+			s.Parallelism, s.ParallelOptions = 2, map[string]string{"sshSecretName": "Keys_1"}
+		}), nil, "spec.parallelOptions.sshSecretName"},
+		{"parallel with an unknown option", migrate(func(s *datav1alpha1.DataMigrateSpec) {
+			s.Parallelism, s.ParallelOptions = 2, map[string]string{"sshSecretName": "keys", "sshUser": "root"}
+		}), nil, `spec.parallelOptions["sshUser"]`},
+		{"parallel with a bad port", migrate(func(s *datav1alpha1.DataMigrateSpec) {
+			s.Parallelism, s.ParallelOptions = 2, map[string]string{"sshSecretName": "keys", "sshPort": "70000"}
+		}), nil, "spec.parallelOptions.sshPort"},
+		{"parallel with a bad timeout", migrate(func(s *datav1alpha1.DataMigrateSpec) {
+			s.Parallelism, s.ParallelOptions = 2, map[string]string{"sshSecretName": "keys", "sshReadyTimeoutSeconds": "3m"}
+		}), nil, "spec.parallelOptions.sshReadyTimeoutSeconds"},
 		{"Dataset to Dataset", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.To = s.From }), nil, "spec.to"},
 		{"external to external", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.From = s.To }), nil, "spec.from"},
 		{"both in one end", migrate(func(s *datav1alpha1.DataMigrateSpec) { s.From.ExternalStorage = s.To.ExternalStorage }), nil, "spec.from"},
@@ -236,4 +258,92 @@ func TestOperationRefusesWhatItCannotHonour(t *testing.T) {
 	ds, _ := sample()
 	_, err := juicefs.Engine{}.Operation(engines.OperationRequest{Op: enginetest.DataLoad(), Dataset: ds, Runtime: &datav1alpha1.AlluxioRuntime{}})
 	enginetest.WantInvalid(t, err, "JuiceFSRuntime")
+}
+
+// TestParallelMigration: with spec.parallelism 3 the operation's pod is
+// juicefs sync's manager of two workers, which it reaches by their DNS
+// names over ssh once each accepts a login; the workers are a StatefulSet
+// behind a headless Service, whose pods run sshd with the key pair's
+// public half and the operation's placement. A Cron operation's workers
+// wait at 0 until the controller scales them for a run; one copy needs no
+// workers.
+func TestParallelMigration(t *testing.T) {
+	op := renderOp(t, dataMigrateParallel(), nil)
+	hosts := []string{"export-op-workers-0.export-op-workers", "export-op-workers-1.export-op-workers"}
+	spec := op.Pod().Spec
+	sync := enginetest.Effective(spec.Containers[0])
+	wantSync := []string{"timeout", "30m", "juicefs", "sync", "--worker=" + strings.Join(hosts, ","), "--manager-addr=<POD_IP>", "jfs://METAURL/train/", "/sluice/external/"}
+	if !cmp.Equal(sync.Command, wantSync) {
+		t.Errorf("the manager runs %q, want %q", sync.Command, wantSync)
+	}
+	if env := spec.Containers[0].Env; !slices.ContainsFunc(env, func(e corev1.EnvVar) bool {
+		return e.Name == "POD_IP" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP"
+	}) {
+		t.Errorf("the manager's environment has no POD_IP from status.podIP: %v", env)
+	}
+	if len(spec.InitContainers) != 1 {
+		t.Fatalf("init containers %v, want the wait for the workers", spec.InitContainers)
+	}
+	wait := enginetest.Effective(spec.InitContainers[0])
+	if want := append([]string{"/bin/sh", "/sluice/files/wait-for-workers", "60"}, hosts...); !cmp.Equal(wait.Command, want) {
+		t.Errorf("the wait runs %q, want %q", wait.Command, want)
+	}
+	if cfg := op.Files.Data["ssh_config"]; !strings.Contains(cfg, "\n    Port 2222\n") || !strings.Contains(cfg, "StrictHostKeyChecking no") {
+		t.Errorf("ssh config:\n%s", cfg)
+	}
+	keys := enginetest.Volume(spec, "ssh")
+	if keys == nil || keys.Projected == nil || keys.Projected.Sources[0].Secret.Name != "migrate-keys" || keys.Projected.Sources[1].ConfigMap.Name != op.Files.Name {
+		t.Fatalf("the manager's ssh volume %+v, want the Secret's keys and the files ConfigMap's ssh_config", keys)
+	}
+	for _, c := range []corev1.Container{spec.Containers[0], spec.InitContainers[0]} {
+		if m := enginetest.MountAt(c, "/root/.ssh"); m == nil || m.Name != "ssh" || m.SubPath != ".ssh" {
+			t.Errorf("%s mounts %+v at /root/.ssh, want the ssh volume's .ssh", c.Name, m)
+		}
+	}
+
+	w, svc := op.Workers, op.WorkersService
+	if w == nil {
+		t.Fatal("no workers rendered")
+	}
+	if w.Name != "export-op-workers" || *w.Spec.Replicas != 2 || w.Annotations["dataop.sluice.io/workers"] != "2" || w.Spec.ServiceName != svc.Name || svc.Name != w.Name {
+		t.Errorf("workers %s (service %s), replicas %d, annotation %q; want export-op-workers, 2 and \"2\"", w.Name, w.Spec.ServiceName, *w.Spec.Replicas, w.Annotations["dataop.sluice.io/workers"])
+	}
+	if svc.Spec.ClusterIP != corev1.ClusterIPNone || !svc.Spec.PublishNotReadyAddresses {
+		t.Errorf("the workers' Service is not headless publishing every worker: %+v", svc.Spec)
+	}
+	for k, v := range w.Spec.Selector.MatchLabels {
+		if w.Spec.Template.Labels[k] != v || svc.Spec.Selector[k] != v {
+			t.Errorf("selector %s=%s: pod labels %v, Service selector %v", k, v, w.Spec.Template.Labels, svc.Spec.Selector)
+		}
+	}
+	if op.Pod().Labels["app.kubernetes.io/instance"] == w.Spec.Selector.MatchLabels["app.kubernetes.io/instance"] {
+		t.Error("the workers' selector selects the manager's pod too")
+	}
+	ws := w.Spec.Template.Spec
+	worker := enginetest.Effective(ws.Containers[0])
+	if want := []string{"/usr/sbin/sshd", "-D", "-e", "-p", "2222"}; !cmp.Equal(worker.Command, want) || worker.ReadinessProbe.TCPSocket.Port.IntValue() != 2222 {
+		t.Errorf("a worker runs %q (readiness %+v), want %q", worker.Command, worker.ReadinessProbe, want)
+	}
+	authorized := enginetest.Volume(ws, "ssh")
+	if authorized == nil || authorized.Secret == nil || authorized.Secret.SecretName != "migrate-keys" ||
+		!cmp.Equal(authorized.Secret.Items, []corev1.KeyToPath{{Key: "ssh-publickey", Path: ".ssh/authorized_keys"}}) {
+		t.Errorf("the workers' ssh volume %+v, want the Secret's public key as authorized_keys", authorized)
+	}
+	if enginetest.Volume(ws, "external") == nil || enginetest.MountAt(ws.Containers[0], "/sluice/external") == nil {
+		t.Error("the workers do not see the external claim the manager copies to")
+	}
+	if ws.RestartPolicy != corev1.RestartPolicyAlways || ws.NodeSelector["gpu"] != "a100" || len(ws.Tolerations) != 1 || ws.Affinity == nil || w.Spec.Template.Labels["team"] != "vision" {
+		t.Errorf("the workers' pod lacks the operation's placement or metadata: %+v %v", ws, w.Spec.Template.Labels)
+	}
+
+	cron := dataMigrateParallel()
+	cron.Spec.Policy, cron.Spec.Schedule = datav1alpha1.Cron, "@daily"
+	if w := renderOp(t, cron, nil).Workers; w == nil || *w.Spec.Replicas != 0 || w.Annotations["dataop.sluice.io/workers"] != "2" {
+		t.Errorf("a Cron operation's workers: %+v, want 0 replicas until a run, annotated 2", w)
+	}
+	one := dataMigratePVC()
+	one.Spec.Parallelism, one.Spec.ParallelOptions = 1, map[string]string{"sshSecretName": "migrate-keys"}
+	if op := renderOp(t, one, nil); op.Workers != nil || len(op.Pod().Spec.InitContainers) != 0 {
+		t.Error("a migration with parallelism 1 got workers")
+	}
 }

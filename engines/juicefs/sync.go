@@ -28,17 +28,16 @@ var externalCredentials = map[string]string{"access-key": "EXTERNAL_ACCESS_KEY",
 // its metadata URL (jfs://METAURL/<path>, the variable the Dataset's
 // metaurl encrypt option fills), the other an object-store URI, or a
 // local:// or pvc:// directory mounted into the pod. Options become sync's
-// flags (timeout: how long it may run). One pod migrates: Fluid's parallel
-// workers (spec.parallelism above 1, spec.parallelOptions) are refused.
-func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *datav1alpha1.DataMigrate) (dataop.Pod, error) {
+// flags (timeout: how long it may run). With spec.parallelism above 1 the
+// pod is the manager of parallel workers (parallel.go); release names them.
+func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *datav1alpha1.DataMigrate, release string) (dataop.Pod, error) {
 	spec := dm.Spec
-	switch {
-	case spec.RuntimeType != "" && spec.RuntimeType != "juicefs":
+	if spec.RuntimeType != "" && spec.RuntimeType != "juicefs" {
 		return dataop.Pod{}, engines.Invalid("spec.runtimeType %q: the Dataset is served by JuiceFS", spec.RuntimeType)
-	case spec.Parallelism > 1:
-		return dataop.Pod{}, engines.Invalid("spec.parallelism is %d: Sluice migrates in one pod; juicefs sync's threads option (spec.options) sets its concurrency", spec.Parallelism)
-	case len(spec.ParallelOptions) > 0:
-		return dataop.Pod{}, engines.Invalid("spec.parallelOptions: Sluice migrates in one pod, without parallel workers")
+	}
+	par, err := parallelOf(spec)
+	if err != nil {
+		return dataop.Pod{}, err
 	}
 	env, err := datasetEnv(ds)
 	if err != nil {
@@ -89,6 +88,9 @@ func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *data
 		seen[e.Name] = true
 	}
 	c.Env = env
+	if par != nil {
+		par.apply(release, &pod, &c)
+	}
 	pod.Spec.Containers = []corev1.Container{c}
 	return pod, nil
 }
