@@ -112,3 +112,34 @@ func TestOperationAdmission(t *testing.T) {
 		t.Fatalf("warnings: %s", warned)
 	}
 }
+
+// TestParallelMigrationAdmission: through the real API server, a parallel
+// DataMigrate without the workers' ssh Secret is denied naming the field
+// and rule operation-parallelism; parallelOptions on a migration in one
+// pod are admitted with a warning that they are unused.
+func TestParallelMigrationAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	seedDataset(t, ns, "imagenet", datav1alpha1.BoundDatasetPhase)
+	c, warned := warnedClient(t)
+	migrate := func(name string, parallelism int32, opts map[string]string) *datav1alpha1.DataMigrate {
+		return &datav1alpha1.DataMigrate{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: datav1alpha1.DataMigrateSpec{
+			From:        datav1alpha1.DataToMigrate{ExternalStorage: &datav1alpha1.ExternalStorage{URI: "s3://bucket/imagenet/"}},
+			To:          datav1alpha1.DataToMigrate{DataSet: &datav1alpha1.DatasetToMigrate{Name: "imagenet", Namespace: ns}},
+			Parallelism: parallelism, ParallelOptions: opts,
+		}}
+	}
+	err := c.Create(ctxT(t), migrate("keyless", 3, nil), client.DryRunAll)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.parallelOptions.sshSecretName: required when spec.parallelism is above 1") ||
+		!strings.Contains(err.Error(), "rule operation-parallelism") {
+		t.Fatalf("a parallel DataMigrate without its ssh Secret: %v", err)
+	}
+	if err := c.Create(ctxT(t), migrate("parallel", 3, map[string]string{"sshSecretName": "migrate-ssh", "sshPort": "2222"}), client.DryRunAll); err != nil {
+		t.Fatalf("a parallel DataMigrate with its ssh Secret: %v", err)
+	}
+	if err := c.Create(ctxT(t), migrate("single", 1, map[string]string{"sshSecretName": "migrate-ssh"}), client.DryRunAll); err != nil {
+		t.Fatalf("a DataMigrate in one pod with parallelOptions: %v", err)
+	}
+	if !strings.Contains(warned.String(), "spec.parallelOptions: unused, as spec.parallelism is 1") {
+		t.Fatalf("warnings: %s", warned)
+	}
+}
