@@ -18,6 +18,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
+// MaxHistory bounds the revisions (release Secrets) a release keeps: a
+// failing upgrade rolled back and tried again does not pile them up.
+const MaxHistory = 10
+
 // Client runs Helm actions for the releases of one namespace.
 type Client struct {
 	cfg       *action.Configuration
@@ -105,7 +109,7 @@ func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.
 // replace the old ones: no reuse or reset).
 func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	up := action.NewUpgrade(c.cfg)
-	up.Namespace, up.Timeout = c.namespace, c.Timeout
+	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
 	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
 	if err != nil {
@@ -117,7 +121,7 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 // Rollback rolls a release back to its previous revision.
 func (c *Client) Rollback(name string) error {
 	rb := action.NewRollback(c.cfg)
-	rb.Timeout = c.Timeout
+	rb.Timeout, rb.MaxHistory = c.Timeout, MaxHistory
 	if err := rb.Run(name); err != nil {
 		return fmt.Errorf("rolling back release %s: %w", name, err)
 	}
@@ -145,6 +149,9 @@ func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Act
 	var rel *release.Release
 	if len(history) > 0 {
 		rel = history[0]
+		if _, err := c.recoverStale(rel); err != nil {
+			return Pending, ActionWait, err
+		}
 	}
 	state := Classify(rel, d)
 	act := Next(state, rel)

@@ -10,7 +10,8 @@ import (
 // deployed as it is, whatever its chart and values: the release of a data
 // operation, whose Job cannot be changed once created. A release whose
 // install failed (or that is being uninstalled) is installed again; an
-// install in progress is waited for. It returns what it found and did.
+// install in progress is waited for, unless it was abandoned (pending for
+// longer than Timeout allows), which counts as failed. It returns what it found and did.
 func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State, Action, error) {
 	history, err := c.history(name)
 	if err != nil {
@@ -20,7 +21,11 @@ func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State
 		_, err := c.knowing(name, history).Install(ctx, name, d)
 		return Absent, ActionInstall, err
 	}
-	switch rel := history[0]; {
+	rel := history[0]
+	if _, err := c.recoverStale(rel); err != nil {
+		return Pending, ActionWait, err
+	}
+	switch {
 	case rel.Info != nil && rel.Info.Status == release.StatusDeployed:
 		return InSync, ActionNone, nil
 	case rel.Info != nil && rel.Info.Status.IsPending():

@@ -1,0 +1,107 @@
+package helm
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"helm.sh/helm/v3/pkg/release"
+	helmtime "helm.sh/helm/v3/pkg/time"
+)
+
+// pendingFor stores revision 2 of release demo as an upgrade pending since
+// age ago, over a deployed revision 1 with one replica, as a controller
+// killed in the middle of the upgrade leaves it.
+func pendingFor(t *testing.T, c *Client, age time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.Install(ctx, "demo", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	deployed, err := c.Latest("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployed.Info.Status = release.StatusSuperseded
+	if err := c.cfg.Releases.Update(deployed); err != nil {
+		t.Fatal(err)
+	}
+	pending := rel(2, release.StatusPendingUpgrade, "0.1.0", map[string]any{"replicas": 2})
+	pending.Name, pending.Namespace = "demo", "team-a"
+	pending.Info.LastDeployed = helmtime.Time{Time: time.Now().Add(-age)}
+	if err := c.Store(pending); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAbandonedPendingReleaseRecovers: an upgrade left pending longer than
+// the client's Timeout allows is marked failed, rolled back, and upgraded
+// to what is desired now; one pending for less is waited for.
+func TestAbandonedPendingReleaseRecovers(t *testing.T) {
+	ctx := context.Background()
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 3}}
+
+	live := NewMemoryClient("team-a", nil)
+	pendingFor(t, live, live.Timeout/2)
+	if state, act, err := live.Ensure(ctx, "demo", want); err != nil || state != Pending || act != ActionWait {
+		t.Fatalf("an upgrade pending for half the timeout: %s/%s %v, want Pending/Wait", state, act, err)
+	}
+
+	c := NewMemoryClient("team-a", nil)
+	pendingFor(t, c, c.Timeout+2*staleAfter)
+	if state, act, err := c.Ensure(ctx, "demo", want); err != nil || state != Failed || act != ActionRollback {
+		t.Fatalf("an abandoned upgrade: %s/%s %v, want Failed/Rollback", state, act, err)
+	}
+	history, err := c.history("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := history[1]; h.Version != 2 || h.Info.Status != release.StatusFailed || !strings.Contains(h.Info.Description, "pending-upgrade abandoned") {
+		t.Errorf("the abandoned revision: %d %s %q", h.Version, h.Info.Status, h.Info.Description)
+	}
+	if state, act, err := c.Ensure(ctx, "demo", want); err != nil || act != ActionUpgrade {
+		t.Fatalf("after the rollback: %s/%s %v, want an upgrade", state, act, err)
+	}
+	latest, err := c.Latest("demo")
+	if err != nil || latest.Info.Status != release.StatusDeployed || !strings.Contains(latest.Manifest, `replicas: "3"`) {
+		t.Fatalf("the release after recovery: %+v %v", latest.Info, err)
+	}
+}
+
+// TestAbandonedPendingInstallIsInstalledAgain: InstallOnce (an operation's
+// release) installs again over an install abandoned while pending.
+func TestAbandonedPendingInstallIsInstalledAgain(t *testing.T) {
+	c := NewMemoryClient("team-a", nil)
+	pending := rel(1, release.StatusPendingInstall, "0.1.0", map[string]any{"replicas": 1})
+	pending.Name, pending.Namespace = "demo", "team-a"
+	pending.Info.LastDeployed = helmtime.Time{Time: time.Now().Add(-c.Timeout - 2*staleAfter)}
+	if err := c.Store(pending); err != nil {
+		t.Fatal(err)
+	}
+	state, act, err := c.InstallOnce(context.Background(), "demo", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}})
+	if err != nil || state != Failed || act != ActionReinstall {
+		t.Fatalf("an abandoned install: %s/%s %v, want Failed/Reinstall", state, act, err)
+	}
+	if latest, err := c.Latest("demo"); err != nil || latest.Info.Status != release.StatusDeployed {
+		t.Fatalf("after reinstalling: %+v %v", latest, err)
+	}
+}
+
+// TestHistoryIsCapped: upgrades keep at most MaxHistory revisions.
+func TestHistoryIsCapped(t *testing.T) {
+	ctx := context.Background()
+	c := NewMemoryClient("team-a", nil)
+	for i := range 2 * MaxHistory {
+		if _, _, err := c.Ensure(ctx, "demo", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	history, err := c.history("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) > MaxHistory || history[0].Version != 2*MaxHistory {
+		t.Errorf("%d revisions kept, the latest %d; want at most %d, the latest %d", len(history), history[0].Version, MaxHistory, 2*MaxHistory)
+	}
+}
