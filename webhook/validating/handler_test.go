@@ -22,7 +22,9 @@ func TestOnlyFinalizersChanged(t *testing.T) {
 		change func(*datav1alpha1.Dataset)
 		want   bool // the update skips the policies
 	}{
-		{"finalizer added", func(d *datav1alpha1.Dataset) { d.Finalizers, d.ResourceVersion = []string{"data.sluice.io/dataset"}, "2" }, true},
+		{"finalizer added", func(d *datav1alpha1.Dataset) {
+			d.Finalizers, d.ResourceVersion = []string{"data.sluice.io/dataset"}, "2"
+		}, true},
 		{"finalizer and managedFields", func(d *datav1alpha1.Dataset) {
 			d.Finalizers, d.ManagedFields = []string{"x"}, []metav1.ManagedFieldsEntry{{Manager: "sluice"}}
 		}, true},
