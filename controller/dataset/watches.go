@@ -21,10 +21,16 @@ import (
 // the end of a Pod using a deleted Dataset; the removal of a runtime.
 
 // needsReconcile passes a Dataset that lacks the finalizer or a phase, or
-// is being deleted; not its removal (nothing is left to do).
+// is being deleted; not its removal (nothing is left to do), nor the
+// version in which this controller's own finalizer appeared: the reconcile
+// that added it went on to write the phase (or failed, and is retried), so
+// a reconcile of that version would only read a phase the cache does not
+// show yet, and pay a refused patch and a read to find it written.
 var needsReconcile = predicate.Funcs{
-	CreateFunc:  func(e event.CreateEvent) bool { return needsWork(e.Object) },
-	UpdateFunc:  func(e event.UpdateEvent) bool { return needsWork(e.ObjectNew) },
+	CreateFunc: func(e event.CreateEvent) bool { return needsWork(e.Object) },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return needsWork(e.ObjectNew) && !finalizerAdded(e.ObjectOld, e.ObjectNew)
+	},
 	DeleteFunc:  func(event.DeleteEvent) bool { return false },
 	GenericFunc: func(e event.GenericEvent) bool { return needsWork(e.Object) },
 }
@@ -35,6 +41,12 @@ func needsWork(o client.Object) bool {
 		return true
 	}
 	return !ds.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(ds, Finalizer) || ds.Status.Phase == datav1alpha1.NoneDatasetPhase
+}
+
+// finalizerAdded says whether cur is the version in which this
+// controller's finalizer was added to a Dataset not being deleted.
+func finalizerAdded(old, cur client.Object) bool {
+	return !controllerutil.ContainsFinalizer(old, Finalizer) && controllerutil.ContainsFinalizer(cur, Finalizer) && cur.GetDeletionTimestamp().IsZero()
 }
 
 // podFinished passes a Pod's removal and its updates to Succeeded or

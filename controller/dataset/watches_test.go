@@ -32,6 +32,19 @@ func TestNeedsReconcile(t *testing.T) {
 			t.Errorf("%s: create passes = %v, want %v", c.name, got, c.want)
 		}
 	}
+	// The version with the finalizer just added, phase not shown yet: the
+	// reconcile that added it wrote the phase.
+	created := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d"}}
+	withFinalizer := created.DeepCopy()
+	withFinalizer.Finalizers = []string{Finalizer}
+	if needsReconcile.Update(event.UpdateEvent{ObjectOld: created, ObjectNew: withFinalizer}) {
+		t.Error("the controller's own finalizer write woke it")
+	}
+	other := created.DeepCopy()
+	other.Finalizers = []string{"example.com/other"}
+	if !needsReconcile.Update(event.UpdateEvent{ObjectOld: created, ObjectNew: other}) {
+		t.Error("another party's write of a Dataset without phase or finalizer did not wake the controller")
+	}
 	if needsReconcile.Delete(event.DeleteEvent{Object: settled}) {
 		t.Error("a removed Dataset woke the controller")
 	}

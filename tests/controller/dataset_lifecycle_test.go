@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -47,6 +48,25 @@ func datasetEvents(t *testing.T, ns, name string) string {
 		}
 	}
 	return b.String()
+}
+
+// setDatasetStatus changes the Dataset's status as stored, again on a
+// conflict: the controller writes the Dataset too (its finalizer, its
+// phase, its conditions).
+func setDatasetStatus(t *testing.T, key types.NamespacedName, change func(*datav1alpha1.DatasetStatus)) {
+	t.Helper()
+	ctx := testenv.Context(t)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ds := &datav1alpha1.Dataset{}
+		if err := env.Client.Get(ctx, key, ds); err != nil {
+			return err
+		}
+		change(&ds.Status)
+		return env.Client.Status().Update(ctx, ds)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // gone says whether the object is gone or being deleted (its finalizers
@@ -219,10 +239,7 @@ func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
 	eventually(t, 10*time.Second, "the Dataset has its finalizer and phase", func() bool {
 		return env.Client.Get(ctx, key, ds) == nil && controllerutil.ContainsFinalizer(ds, dataset.Finalizer) && ds.Status.Phase != ""
 	})
-	ds.Status.DatasetRef = []string{"team-b/shared-ref"}
-	if err := env.Client.Status().Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	setDatasetStatus(t, key, func(s *datav1alpha1.DatasetStatus) { s.DatasetRef = []string{"team-b/shared-ref"} })
 	if err := env.Client.Delete(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +251,7 @@ func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
 	if err := env.Client.Get(ctx, key, ds); err != nil {
 		t.Fatalf("the Dataset went while a reference dataset mounted it: %v", err)
 	}
-	ds.Status.DatasetRef = nil
-	if err := env.Client.Status().Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	setDatasetStatus(t, key, func(s *datav1alpha1.DatasetStatus) { s.DatasetRef = nil })
 	eventually(t, 5*time.Second, "the Dataset is gone once no reference dataset mounts it", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.Dataset{}))
 	})
