@@ -256,3 +256,44 @@ func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.Dataset{}))
 	})
 }
+
+// TestDatasetDeletionTouchesOnlyItsOwnRuntime: a deleted Dataset whose
+// status lists a runtime of its name that is already gone, one of a type
+// without engine, and one of another name, goes at once: it waits for
+// none of them and deletes only what is bound to it (nothing, here).
+func TestDatasetDeletionTouchesOnlyItsOwnRuntime(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	key := types.NamespacedName{Namespace: ns, Name: "solo"}
+	other := testobj.JuiceFSRuntime("other", ns, 1)
+	if err := env.Client.Create(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	ds := testobj.Dataset("solo", ns)
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the Dataset has its finalizer", func() bool {
+		return env.Client.Get(ctx, key, ds) == nil && controllerutil.ContainsFinalizer(ds, dataset.Finalizer)
+	})
+	setDatasetStatus(t, key, func(s *datav1alpha1.DatasetStatus) {
+		s.Phase = datav1alpha1.BoundDatasetPhase
+		s.Runtimes = []datav1alpha1.Runtime{
+			{Name: "solo", Namespace: ns, Type: "juicefs"}, // gone already
+			{Name: "solo", Namespace: ns, Type: "ceph"},    // no such engine
+			{Name: "other", Namespace: ns, Type: "juicefs"},
+		}
+	})
+	if err := env.Client.Delete(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "the Dataset is gone", func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.Dataset{}))
+	})
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(other), other); err != nil || !other.DeletionTimestamp.IsZero() {
+		t.Fatalf("a runtime not bound to the Dataset was deleted: %v, deleting %v", err, other.DeletionTimestamp)
+	}
+	eventually(t, 5*time.Second, "an event says the runtime of an unknown type is not waited for", func() bool {
+		return strings.Contains(datasetEvents(t, ns, "solo"), "Warning UnknownRuntime/Delete: the Dataset is bound to ceph runtime solo")
+	})
+}
