@@ -103,6 +103,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupRuntimes(mgr, o, helmClients, registry); err != nil {
 		return nil, err
 	}
+	if err := setupDatasets(mgr, registry); err != nil {
+		return nil, err
+	}
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -143,11 +144,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	return ctrl.Result{RequeueAfter: r.CacheRefresh}, nil
 }
 
-// reconcileDelete waits for the Pods using the Dataset (reporting InUse),
+// reconcileDelete waits for the Pods using the Dataset (reporting InUse;
+// the runtime's Dataset shares its name and namespace),
 // then uninstalls the release, removes the PVC and PV, returns the Dataset
 // to NotBound and releases the finalizer.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
-	users, err := r.podsUsing(ctx, s.rt)
+	users, err := volume.UsersOf(ctx, r.Client, s.rt.GetNamespace(), s.rt.GetName())
 	if err != nil {
 		return ctrl.Result{}, err
 	}

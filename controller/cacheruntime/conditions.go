@@ -67,8 +67,9 @@ const (
 	// ReasonBound: the Dataset is bound to the runtime, its PV and PVC
 	// exist (VolumeBound=True, Ready=True; also the Dataset's Ready).
 	ReasonBound = "Bound"
-	// ReasonInUse: the runtime is being deleted but Pods still mount its
-	// Dataset's PVC; its release and volumes stay until they finish.
+	// ReasonInUse: the runtime is being deleted but Pods still use its
+	// Dataset (mount its PVC, or run its FUSE sidecar: volume.Uses); its
+	// release and volumes stay until they finish.
 	ReasonInUse = "InUse"
 	// ReasonRuntimeDeleted: the Dataset's Ready after its runtime was
 	// deleted (the Dataset is NotBound again).

@@ -215,7 +215,7 @@ func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
 	switch {
 	case o.inUse != nil:
 		ready = &verdict{metav1.ConditionFalse, ReasonInUse,
-			fmt.Sprintf("deletion waits for Pods using the Dataset's PVC to finish: %s", strings.Join(o.inUse, ", "))}
+			fmt.Sprintf("deletion waits for Pods using the Dataset to finish: %s", strings.Join(o.inUse, ", "))}
 	case ready == nil:
 		ready = &verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
 	}

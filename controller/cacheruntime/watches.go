@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/sluice-data/sluice/controller/volume"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
@@ -87,7 +89,7 @@ func enginePodRequests(p *corev1.Pod) []reconcile.Request {
 }
 
 // podRequests maps a Pod to the runtimes it matters to: those whose Dataset
-// PVC it mounts (deletion waits for it) and, for an engine pod, its release
+// it uses (deletion waits for it: volume.Uses) and, for an engine pod, its release
 // (worker readiness moves node labels).
 func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 	p, ok := o.(*corev1.Pod)
@@ -95,10 +97,8 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 		return nil
 	}
 	var out []reconcile.Request
-	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}})
-		}
+	for _, name := range volume.UsedNames(p) {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: name}})
 	}
 	return append(out, enginePodRequests(p)...)
 }

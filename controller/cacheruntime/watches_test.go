@@ -113,6 +113,11 @@ func TestRequestMappers(t *testing.T) {
 	if got := podRequests(ctx, pod); !slices.Equal(got, []reconcile.Request{req("n", "e"), req("n", "d")}) {
 		t.Errorf("engine pod mounting a dataset: %v", got)
 	}
+	sidecar := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "reader", Namespace: "n",
+		Annotations: map[string]string{datav1alpha1.AnnotationDatasetsInUse: "f,other/g,n/h"}}}
+	if got := podRequests(ctx, sidecar); !slices.Equal(got, []reconcile.Request{req("n", "f"), req("n", "h")}) {
+		t.Errorf("a Pod whose PVC the webhook rewrote to a FUSE sidecar: %v", got)
+	}
 	if got := sameName(ctx, &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"}}); !slices.Equal(got, []reconcile.Request{req("n", "d")}) {
 		t.Errorf("dataset: %v", got)
 	}

@@ -18,9 +18,10 @@ import (
 // deletion deletes the JuiceFSRuntime and the Dataset, as `kubectl delete`
 // of the sample would, while the Pods of steps 2 and 3 still mount the
 // Dataset: the runtime's deletion waits (its Ready condition says InUse,
-// naming them) and keeps the release, PV and PVC; once the Pods are
-// deleted, the controller removes the release, the PV and PVC and the
-// cache labels.
+// naming them) and keeps the release, PV and PVC, and so does the
+// Dataset's (Deleting=True, InUse); once the Pods are deleted, the
+// controller removes the release, the PV and PVC and the cache labels,
+// then the Dataset.
 func (s *story) deletion(ctx context.Context) error {
 	ds := &datav1alpha1.Dataset{}
 	if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: dataset}, ds); err != nil {
@@ -53,6 +54,21 @@ func (s *story) deletion(ctx context.Context) error {
 		return err
 	}
 	s.say("the runtime waits: Ready=False %s", msg)
+	err = s.waitFor(ctx, 30*time.Second, "the Dataset's deletion to wait InUse", func() (bool, string, error) {
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(ds), ds); err != nil {
+			return false, "", err
+		}
+		c := meta.FindStatusCondition(ds.Status.Conditions, "Deleting")
+		if c == nil {
+			return false, "no Deleting condition", nil
+		}
+		msg = c.Reason + ": " + c.Message
+		return c.Reason == "InUse", msg, nil
+	})
+	if err != nil {
+		return err
+	}
+	s.say("the Dataset waits too (its finalizer holds it): Deleting=True %s", msg)
 	if err := s.stillThere(ctx); err != nil {
 		return err
 	}
@@ -77,7 +93,7 @@ func (s *story) deletion(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.say("the runtime is gone, with its Helm release, StatefulSet, PV, PVC and the %s node labels", cacheKey)
+	s.say("the runtime and the Dataset are gone, with the Helm release, StatefulSet, PV, PVC and the %s node labels", cacheKey)
 	return nil
 }
 

@@ -71,10 +71,7 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
-	ds.Status.UfsTotal = "4GiB"
-	if err := env.Client.Status().Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	setDatasetStatus(t, types.NamespacedName{Namespace: ns, Name: "mnist"}, func(s *datav1alpha1.DatasetStatus) { s.UfsTotal = "4GiB" })
 	rt := testobj.JuiceFSRuntime("mnist", ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
 	if err := env.Client.Create(ctx, rt); err != nil {
 		t.Fatal(err)

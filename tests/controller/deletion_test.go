@@ -16,8 +16,9 @@ import (
 
 // TestRuntimeDeletedWithItsDataset deletes a bound Dataset and its runtime
 // together, as `kubectl delete -f` of a manifest holding both does: the
-// Dataset is gone before the runtime's cleanup runs, and its PVC and PV
-// must be deleted all the same (found by the dev cluster's demo).
+// runtime's cleanup deletes the PVC and PV (found by the dev cluster's
+// demo, when the Dataset went first), and the Dataset's finalizer holds it
+// until then.
 func TestRuntimeDeletedWithItsDataset(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
@@ -46,6 +47,10 @@ func TestRuntimeDeletedWithItsDataset(t *testing.T) {
 	}
 	eventually(t, 20*time.Second, "the runtime is gone", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key("imagenet"), &datav1alpha1.JuiceFSRuntime{}))
+	})
+	// The Dataset's finalizer held it until its runtime was cleaned up.
+	eventually(t, 10*time.Second, "the Dataset is gone", func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, key("imagenet"), &datav1alpha1.Dataset{}))
 	})
 	pvc, pv := &corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}
 	if err := env.Client.Get(ctx, key("imagenet"), pvc); err == nil && pvc.DeletionTimestamp.IsZero() {

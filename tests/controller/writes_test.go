@@ -46,7 +46,8 @@ func TestBindingWriteBudget(t *testing.T) {
 	budget := map[string]int{
 		"PUT juicefsruntimes":          1, // the finalizer
 		"PATCH juicefsruntimes/status": 2, // waiting, then Ready
-		"PATCH datasets/status":        1, // Bound
+		"PATCH datasets":               1, // the Dataset's finalizer
+		"PATCH datasets/status":        2, // NotBound, then Bound
 		"POST secrets":                 1, // Helm's release record, pending…
 		"PUT secrets":                  1, // …then deployed
 		"POST statefulsets":            1, // the chart: workers

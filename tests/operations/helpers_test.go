@@ -48,9 +48,17 @@ func seed(t *testing.T, ns, name, engine string) {
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset(name, ns)
 	create(t, ds)
-	ds.Status.Phase = datav1alpha1.BoundDatasetPhase
-	ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: name, Namespace: ns, Type: engine, Category: datav1alpha1.AccelerateCategory}}
-	if err := env.Client.Status().Update(ctx, ds); err != nil {
+	// Again on a conflict: the Dataset controller writes its finalizer and
+	// phase meanwhile.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ds), ds); err != nil {
+			return err
+		}
+		ds.Status.Phase = datav1alpha1.BoundDatasetPhase
+		ds.Status.Runtimes = []datav1alpha1.Runtime{{Name: name, Namespace: ns, Type: engine, Category: datav1alpha1.AccelerateCategory}}
+		return env.Client.Status().Update(ctx, ds)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	meta := metav1.ObjectMeta{Name: name, Namespace: ns}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -67,6 +69,9 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		if old, err = h.decode(req.OldObject.Raw, gvk); err != nil {
 			return admission.Errored(http.StatusBadRequest, err)
 		}
+		if onlyFinalizersChanged(old, obj) {
+			return admission.Allowed("only finalizers changed")
+		}
 	}
 	d, err := h.Pipeline.Validate(ctx, Request{
 		Kind: req.Kind.Kind, Operation: string(req.Operation), Namespace: req.Namespace, User: req.UserInfo,
@@ -103,4 +108,23 @@ func (h *Handler) decode(raw []byte, gvk schema.GroupVersionKind) (client.Object
 		return nil, fmt.Errorf("decoding %s: %w", gvk.Kind, err)
 	}
 	return co, nil
+}
+
+// onlyFinalizersChanged says whether an UPDATE changes the object's
+// finalizers and nothing else (apart from what every write changes:
+// resourceVersion, managedFields): a controller adding or removing its
+// finalizer. No policy judges finalizers, and a rule that denied the
+// update for another reason (a mount scheme forbidden since the Dataset
+// was created) would keep a deleted object from ever going.
+func onlyFinalizersChanged(old, obj client.Object) bool {
+	if slices.Equal(old.GetFinalizers(), obj.GetFinalizers()) {
+		return false
+	}
+	a, b := old.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
+	for _, o := range []client.Object{a, b} {
+		o.SetFinalizers(nil)
+		o.SetResourceVersion("")
+		o.SetManagedFields(nil)
+	}
+	return equality.Semantic.DeepEqual(a, b)
 }
