@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,9 +25,9 @@ var bundleKey = types.NamespacedName{Name: "policy-bundle"}
 
 // Reloader recompiles the policy bundle from the default policies and the
 // policy ConfigMaps in its namespaces. A bundle that does not compile is
-// rejected: the last good one stays active, and the failure is logged,
-// counted, recorded as an Event and written to the ConfigMaps' status
-// annotation.
+// rejected: the last good one stays active (at start, the defaults and the
+// ConfigMaps that compile), and the failure is logged, counted, recorded
+// as an Event and written to the culprit ConfigMaps' status annotation.
 type Reloader struct {
 	// Client reads ConfigMaps from the cache and writes status annotations.
 	Client client.Client
@@ -51,7 +52,11 @@ func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, 
 	return ctrl.Result{}, r.Reload(ctx)
 }
 
-// Reload rebuilds and loads the bundle once.
+// Reload rebuilds and loads the bundle once. A bundle that does not
+// compile leaves the last good one active; at start, when there is none,
+// the ConfigMaps the error names are left out and the rest is loaded (the
+// defaults at least), so that one broken ConfigMap never keeps a starting
+// replica unready: the culprits are reported as for any rejected bundle.
 func (r *Reloader) Reload(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -60,25 +65,78 @@ func (r *Reloader) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bundle, err := policy.FromConfigMaps(r.Base, cms)
+	modules, err := r.load(ctx, cms)
 	if err == nil {
-		err = r.Engine.Load(ctx, bundle)
+		metrics.PolicyReloads.WithLabelValues("ok").Inc()
+		metrics.PolicyBundleOK.Set(1)
+		r.loaded.Store(true)
+		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms))
+		return r.annotate(ctx, cms, cms, "ok")
 	}
-	if err != nil {
-		metrics.PolicyReloads.WithLabelValues("error").Inc()
-		metrics.PolicyBundleOK.Set(0)
-		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
-		culprits := culpritsOf(err, cms)
-		for i := range culprits {
-			r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", "policy bundle rejected, last good bundle stays active: %v", err)
+	metrics.PolicyReloads.WithLabelValues("error").Inc()
+	metrics.PolicyBundleOK.Set(0)
+	culprits := culpritsOf(err, cms)
+	note := "policy bundle rejected, last good bundle stays active: %v"
+	if !r.loaded.Load() {
+		kept, left, startErr := r.loadWithout(ctx, cms, culprits)
+		if startErr != nil {
+			log.Error(errors.Join(err, startErr), "no policy bundle compiles, not even the defaults")
+			return errors.Join(err, startErr)
 		}
-		return errors.Join(err, r.annotate(ctx, cms, culprits, "error: "+truncate(err.Error(), 1000)))
+		culprits, note = left, "policy bundle rejected; started without this ConfigMap: %v"
+		r.loaded.Store(true)
+		log.Error(err, "policy bundle rejected at start; serving the defaults and the ConfigMaps that compile", "configMaps", names(kept), "leftOut", names(left))
+		if annErr := r.annotate(ctx, kept, kept, "ok"); annErr != nil {
+			err = errors.Join(err, annErr)
+		}
+	} else {
+		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
 	}
-	metrics.PolicyReloads.WithLabelValues("ok").Inc()
-	metrics.PolicyBundleOK.Set(1)
-	r.loaded.Store(true)
-	log.Info("policy bundle loaded", "modules", len(bundle.Modules), "configMaps", names(cms))
-	return r.annotate(ctx, cms, cms, "ok")
+	for i := range culprits {
+		r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", note, err)
+	}
+	return errors.Join(err, r.annotate(ctx, culprits, culprits, "error: "+truncate(err.Error(), 1000)))
+}
+
+// load compiles the defaults overlaid with cms and loads the bundle,
+// returning its number of modules.
+func (r *Reloader) load(ctx context.Context, cms []corev1.ConfigMap) (int, error) {
+	bundle, err := policy.FromConfigMaps(r.Base, cms)
+	if err != nil {
+		return 0, err
+	}
+	return len(bundle.Modules), r.Engine.Load(ctx, bundle)
+}
+
+// loadWithout loads the defaults overlaid with cms but the culprits,
+// leaving out whatever further ConfigMaps the errors name until a bundle
+// compiles (at worst the defaults alone). It returns the ConfigMaps loaded
+// and those left out.
+func (r *Reloader) loadWithout(ctx context.Context, cms, culprits []corev1.ConfigMap) (kept, left []corev1.ConfigMap, _ error) {
+	left = culprits
+	kept = without(cms, left)
+	for {
+		_, err := r.load(ctx, kept)
+		if err == nil {
+			return kept, left, nil
+		}
+		if len(kept) == 0 {
+			return nil, left, err
+		}
+		more := culpritsOf(err, kept)
+		left, kept = append(left, more...), without(kept, more)
+	}
+}
+
+// without is cms but those in drop (by namespace and name).
+func without(cms, drop []corev1.ConfigMap) []corev1.ConfigMap {
+	var out []corev1.ConfigMap
+	for _, cm := range cms {
+		if !slices.ContainsFunc(drop, func(d corev1.ConfigMap) bool { return d.Namespace == cm.Namespace && d.Name == cm.Name }) {
+			out = append(out, cm)
+		}
+	}
+	return out
 }
 
 func (r *Reloader) list(ctx context.Context) ([]corev1.ConfigMap, error) {

@@ -220,8 +220,11 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) 
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			return errors.New("caches did not sync")
 		}
-		// Fail closed: until a bundle compiles the webhook stays unready.
-		// A ConfigMap change also triggers a reload through the controller.
+		// Until a bundle loads the webhook stays unready. The first load
+		// leaves out ConfigMaps that do not compile (Reload), so only
+		// defaults that do not compile, or a ConfigMap list that fails,
+		// keep it waiting. A ConfigMap change also triggers a reload
+		// through the controller.
 		backoff := time.Second
 		for !r.Loaded() {
 			if err := r.Reload(ctx); err == nil {

@@ -132,3 +132,22 @@ const (
 	// VolumeAttrNodePublishMethod is "symlink" to publish by symlink.
 	VolumeAttrNodePublishMethod = "node_publish_method"
 )
+
+// FailClosedLabels are the labels ("true") that send a Pod to the
+// fail-closed mutating webhook (labelled-pods, failurePolicy Fail, matched
+// by the webhook configurations' labelled-for-fluid condition): the Pod
+// asked for injection, and is refused rather than admitted half-done. Any
+// other Pod reaches the fail-open one (claim-pods), whose mutation is an
+// optimisation.
+var FailClosedLabels = []string{LabelServerlessInject, LabelFuseSidecarInject, LabelServerfulInject}
+
+// AskedForInjection reports whether labels carry one of FailClosedLabels
+// set to "true".
+func AskedForInjection(labels map[string]string) bool {
+	for _, k := range FailClosedLabels {
+		if labels[k] == "true" {
+			return true
+		}
+	}
+	return false
+}

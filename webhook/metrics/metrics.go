@@ -20,10 +20,11 @@ var (
 		Buckets: []float64{0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01, 0.1},
 	}, []string{"query"})
 
-	// Decisions counts admission outcomes: allowed, mutated, denied, errored.
+	// Decisions counts admission outcomes: allowed, mutated, denied,
+	// errored, errored-open (a Pod admitted unmutated after an error).
 	Decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_webhook_decisions_total",
-		Help: "Admission decisions, by webhook and outcome (allowed, mutated, denied, errored).",
+		Help: "Admission decisions, by webhook and outcome (allowed, mutated, denied, errored, errored-open).",
 	}, []string{"webhook", "outcome"})
 
 	// PolicyReloads counts policy bundle reloads by result (ok, error).

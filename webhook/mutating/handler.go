@@ -9,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -30,12 +31,18 @@ type Handler struct {
 var _ admission.Handler = &Handler{}
 
 // Handle implements admission.Handler. It is guard clauses plus delegation
-// to the Pipeline; a panic anywhere below becomes an error response.
+// to the Pipeline; a panic anywhere below becomes an error response. An
+// error (not a policy's denial) refuses a Pod that asked for injection,
+// which must not run half-done; any other Pod reached the fail-open
+// webhook, whose mutation is an optimisation: it is admitted unmutated
+// with a warning (failurePolicy Ignore covers only a webhook that does not
+// answer, not an answer that refuses).
 func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
 	start := time.Now()
+	var pod *corev1.Pod
 	defer func() {
 		if r := recover(); r != nil {
-			resp = admission.Errored(http.StatusInternalServerError, fmt.Errorf("sluice mutating webhook: internal error: %v", r))
+			resp = h.failed(ctx, req, pod, fmt.Errorf("sluice mutating webhook: internal error: %v", r))
 		}
 		outcome := outcomeOf(resp)
 		metrics.Decisions.WithLabelValues("mutating", outcome).Inc()
@@ -47,7 +54,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	if req.Operation != admissionv1.Create {
 		return admission.Allowed("only Pod CREATE is mutated")
 	}
-	pod := &corev1.Pod{}
+	pod = &corev1.Pod{}
 	// Decode as the API server does: field names are case-sensitive.
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(req.Object.Raw, pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the Pod: %w", err))
@@ -75,8 +82,7 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		resp.Warnings = res.Decision.Warnings
 		return resp
 	case err != nil:
-		ctrl.LoggerFrom(ctx).Error(err, "denying Pod", "namespace", req.Namespace, "name", pod.Name, "generateName", pod.GenerateName)
-		return admission.Errored(http.StatusInternalServerError, err)
+		return h.failed(ctx, req, pod, err)
 	}
 	resp = admission.Allowed("")
 	resp.Warnings = res.Decision.Warnings
@@ -87,8 +93,35 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	return resp
 }
 
+// failed answers a review the webhook could not handle: refused for a Pod
+// that asked for injection, admitted unmutated with a warning otherwise.
+func (h *Handler) failed(ctx context.Context, req admission.Request, pod *corev1.Pod, err error) admission.Response {
+	log := ctrl.LoggerFrom(ctx)
+	if pod == nil || datav1alpha1.AskedForInjection(pod.Labels) {
+		log.Error(err, "denying Pod", "namespace", req.Namespace)
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	log.Error(err, "admitting Pod unmutated: it did not ask for injection", "namespace", req.Namespace, "name", pod.Name, "generateName", pod.GenerateName)
+	resp := admission.Allowed("admitted unmutated: " + err.Error())
+	resp.Warnings = []string{"sluice: admitted without Sluice's data-affinity optimisation, which failed: " + truncate(err.Error(), 300)}
+	resp.Result.Reason = erroredOpen
+	return resp
+}
+
+// erroredOpen marks a Pod admitted unmutated after an error.
+const erroredOpen metav1.StatusReason = "ErroredOpen"
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 func outcomeOf(resp admission.Response) string {
 	switch {
+	case resp.Allowed && resp.Result != nil && resp.Result.Reason == erroredOpen:
+		return "errored-open"
 	case !resp.Allowed && resp.Result != nil && resp.Result.Code >= 500:
 		return "errored"
 	case !resp.Allowed:

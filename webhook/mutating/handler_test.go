@@ -3,8 +3,10 @@ package mutating_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -123,6 +126,9 @@ func TestMutatorPanicDeniesNamingTheMutator(t *testing.T) {
 	}
 }
 
+// TestPolicyWithWrongShapeDeniesNamingThePolicy: a policy whose decision
+// does not match the schema refuses a Pod that asked for injection, naming
+// the policy.
 func TestPolicyWithWrongShapeDeniesNamingThePolicy(t *testing.T) {
 	h := handler(t)
 	b := policy.NewBundle()
@@ -130,8 +136,76 @@ func TestPolicyWithWrongShapeDeniesNamingThePolicy(t *testing.T) {
 	if err := h.Pipeline.Engine.Load(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	resp := h.Handle(context.Background(), podRequest(t, datasetPod(nil), admissionv1.Create))
+	resp := h.Handle(context.Background(), podRequest(t, datasetPod(map[string]string{"serverless.fluid.io/inject": "true"}), admissionv1.Create))
 	if resp.Allowed || !strings.Contains(resp.Result.Message, "policy data.sluice.mutating.decision") {
 		t.Fatalf("allowed=%v message=%q", resp.Allowed, resp.Result.Message)
+	}
+}
+
+type failing struct{}
+
+func (failing) Name() string { return "failing" }
+func (failing) Mutate(*corev1.Pod, *decision.Mutating, []snapshot.DatasetVolume) error {
+	return errors.New("the cache is gone")
+}
+
+// TestErrorsFailOpenOnlyForPodsThatDidNotAsk (reliability audit H3): an
+// error while mutating (a policy that fails at evaluation, a mutator, a
+// panic) refuses a Pod labelled for injection, which must not run
+// half-done, but admits any other Pod unmutated with a warning: those reach
+// the webhook whose failurePolicy is Ignore, and an answer that refuses
+// would stop every StatefulSet in the cluster.
+func TestErrorsFailOpenOnlyForPodsThatDidNotAsk(t *testing.T) {
+	evalError := func(t *testing.T) *mutating.Handler {
+		h := handler(t)
+		b, err := policy.DefaultBundle()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Modules["platform.rego"] = "package sluice.mutating\n\nimport rego.v1\n\nwarnings contains m if { m := sprintf(\"%v\", [to_number(input.pod.metadata.name)]) }\n"
+		if err := h.Pipeline.Engine.Load(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for name, h := range map[string]func(*testing.T) *mutating.Handler{
+		"a policy that fails at evaluation": evalError,
+		"a mutator that fails":              func(t *testing.T) *mutating.Handler { return handler(t, failing{}) },
+		"a mutator that panics":             func(t *testing.T) *mutating.Handler { return handler(t, panicky{}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := h(t)
+			resp := h.Handle(context.Background(), podRequest(t, datasetPod(nil), admissionv1.Create))
+			if !resp.Allowed || len(resp.Patches) > 0 || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "admitted without Sluice's data-affinity optimisation") {
+				t.Errorf("a Pod that did not ask: allowed=%v patches=%d warnings=%q (%+v)", resp.Allowed, len(resp.Patches), resp.Warnings, resp.Result)
+			}
+			for _, label := range v1alpha1.FailClosedLabels {
+				resp := h.Handle(context.Background(), podRequest(t, datasetPod(map[string]string{label: "true"}), admissionv1.Create))
+				if resp.Allowed || len(resp.Patches) > 0 || resp.Result.Code != 500 {
+					t.Errorf("a Pod labelled %s: allowed=%v patches=%d code %d, want refused with 500", label, resp.Allowed, len(resp.Patches), resp.Result.Code)
+				}
+			}
+		})
+	}
+}
+
+// TestFailClosedLabelsMatchTheWebhookConfigurations: the handler's notion
+// of a Pod that asked for injection is the labelled-for-fluid match
+// condition of config/webhook and of the chart, whose two webhooks split
+// Pods between failurePolicy Fail and Ignore.
+func TestFailClosedLabelsMatchTheWebhookConfigurations(t *testing.T) {
+	for _, f := range []string{"../../config/webhook/mutating.yaml", "../../charts/sluice/templates/webhook/webhookconfigurations.yaml"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		quoted := make([]string, len(v1alpha1.FailClosedLabels))
+		for i, l := range v1alpha1.FailClosedLabels {
+			quoted[i] = strconv.Quote(l)
+		}
+		list := "k in [" + strings.Join(quoted, ", ") + "]"
+		if n := strings.Count(string(data), list); n != 2 {
+			t.Errorf("%s: %q appears %d times, want in both conditions (labelled-for-fluid and its negation)", f, list, n)
+		}
 	}
 }
