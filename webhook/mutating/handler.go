@@ -65,11 +65,8 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	case pod.Namespace != req.Namespace:
 		return admission.Denied(fmt.Sprintf("the Pod's namespace %q differs from the request's %q", pod.Namespace, req.Namespace))
 	}
-	if pod.Labels[datav1alpha1.LabelEnableInjection] == "false" {
-		return admission.Allowed("injection disabled by " + datav1alpha1.LabelEnableInjection + "=false")
-	}
-	if pod.Labels[datav1alpha1.LabelInjectionDone] == "true" {
-		return admission.Allowed("already injected")
+	if reason, skip := Skipped(pod); skip {
+		return admission.Allowed(reason)
 	}
 	res, err := h.Pipeline.Mutate(ctx, Request{
 		Pod: pod, Operation: string(req.Operation), Namespace: req.Namespace,
@@ -103,9 +100,15 @@ func (h *Handler) failed(ctx context.Context, req admission.Request, pod *corev1
 	}
 	log.Error(err, "admitting Pod unmutated: it did not ask for injection", "namespace", req.Namespace, "name", pod.Name, "generateName", pod.GenerateName)
 	resp := admission.Allowed("admitted unmutated: " + err.Error())
-	resp.Warnings = []string{"sluice: admitted without Sluice's data-affinity optimisation, which failed: " + truncate(err.Error(), 300)}
+	resp.Warnings = []string{ErroredOpenWarning(err)}
 	resp.Result.Reason = erroredOpen
 	return resp
+}
+
+// ErroredOpenWarning is the warning of a Pod admitted unmutated because
+// mutating it failed with err.
+func ErroredOpenWarning(err error) string {
+	return "sluice: admitted without Sluice's data-affinity optimisation, which failed: " + truncate(err.Error(), 300)
 }
 
 // erroredOpen marks a Pod admitted unmutated after an error.

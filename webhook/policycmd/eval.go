@@ -10,11 +10,13 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gomodules.xyz/jsonpatch/v2"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -29,6 +31,8 @@ type evalOptions struct {
 	policyDirs     []string
 	patch          bool
 	nativeSidecars bool
+	configuration  string
+	user           string
 }
 
 func newEvalCommand() *cobra.Command {
@@ -41,8 +45,15 @@ in each --policies directory, plus the policy ConfigMaps among the objects,
 evaluated against the objects the webhook would see (Datasets, runtimes,
 operations, PVCs, PVs, FUSE DaemonSets, Namespaces, ConfigMaps).
 
-With --pod (mutating webhook) it prints the mutated Pod as YAML, or the JSON
-patch with --patch. With --object (validating webhook; --old makes it an
+With --pod (mutating webhook) it first decides, as the API server does,
+whether the Pod reaches the webhook at all (the namespace and object
+selectors and match conditions of --webhook-configuration, by default the
+one Sluice ships, for a Pod created by --user), then applies the webhook's
+own guards (opt-out and done labels), and prints the mutated Pod as YAML, or
+the JSON patch with --patch; a Pod left alone is printed unchanged, with the
+reason on stderr. An error while mutating refuses a Pod labelled for
+injection and admits any other unmutated with a warning, as the webhook
+does. With --object (validating webhook; --old makes it an
 UPDATE) it prints "allowed" and any warnings, including the Dataset claim it
 would record. A denial prints its reasons to stderr and exits with status 1.`,
 		Args: cobra.NoArgs,
@@ -55,6 +66,8 @@ would record. A denial prints its reasons to stderr and exits with status 1.`,
 	cmd.Flags().StringArrayVar(&o.policyDirs, "policies", nil, "a directory of extra Rego modules and policy data (repeatable)")
 	cmd.Flags().BoolVar(&o.patch, "patch", false, "print the JSON patch instead of the mutated Pod")
 	cmd.Flags().BoolVar(&o.nativeSidecars, "native-sidecars", true, "whether the cluster supports native sidecars (Kubernetes >= 1.29)")
+	cmd.Flags().StringVar(&o.configuration, "webhook-configuration", "", "with --pod: the MutatingWebhookConfiguration deciding which Pods reach the webhook (default: Sluice's, config/webhook/mutating.yaml)")
+	cmd.Flags().StringVar(&o.user, "user", "eval-user", "with --pod: the user creating the Pod, as the match conditions see it")
 	cmd.MarkFlagsOneRequired("pod", "object")
 	cmd.MarkFlagsMutuallyExclusive("pod", "object")
 	return cmd
@@ -83,27 +96,48 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if why, err := o.leftAlone(ctx, pod, objs); err != nil || why != "" {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "left alone:", why)
+		return o.print(cmd, pod, nil)
+	}
 	pipeline, err := fixture.NewPipeline(ctx, bundle, objs, o.nativeSidecars)
 	if err != nil {
 		return err
 	}
 	res, err := pipeline.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace})
-	if err != nil {
+	var denied *decision.DeniedError
+	switch {
+	case err != nil && !errors.As(err, &denied) && !datav1alpha1.AskedForInjection(pod.Labels):
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", mutating.ErroredOpenWarning(err))
+		return o.print(cmd, pod, nil)
+	case err != nil:
 		return denialExit(cmd.ErrOrStderr(), err)
 	}
 	for _, w := range res.Decision.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
 	}
+	return o.print(cmd, res.Pod, res.Patch)
+}
+
+// print writes the Pod as YAML, or with --patch the JSON patch ([] for a
+// Pod left as it was).
+func (o *evalOptions) print(cmd *cobra.Command, pod *corev1.Pod, patch []jsonpatch.JsonPatchOperation) error {
 	out := cmd.OutOrStdout()
 	if o.patch {
-		data, err := json.MarshalIndent(res.Patch, "", "  ")
+		if patch == nil {
+			patch = []jsonpatch.JsonPatchOperation{}
+		}
+		data, err := json.MarshalIndent(patch, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintln(out, string(data))
 		return err
 	}
-	data, err := yaml.Marshal(res.Pod)
+	data, err := yaml.Marshal(pod)
 	if err != nil {
 		return err
 	}
