@@ -52,6 +52,9 @@ const (
 	ReasonReleaseInstalled = "ReleaseInstalled"
 	// ReasonReleaseFailed: Helm could not install or upgrade the release.
 	ReasonReleaseFailed = "ReleaseFailed"
+	// ReasonReleaseConflict: a Helm release of the runtime's name exists of
+	// another chart (EngineInstalled=False); it is left alone.
+	ReasonReleaseConflict = "ReleaseConflict"
 	// ReasonMastersReady: every desired master is ready.
 	ReasonMastersReady = "MastersReady"
 	// ReasonNoMasters: the engine runs no masters for this runtime.
@@ -67,6 +70,10 @@ const (
 	// ReasonBound: the Dataset is bound to the runtime, its PV and PVC
 	// exist (VolumeBound=True, Ready=True; also the Dataset's Ready).
 	ReasonBound = "Bound"
+	// ReasonVolumeConflict: a PVC or PV has the name the Dataset's would
+	// have, and Sluice did not create it for the Dataset (VolumeBound=False):
+	// it is neither adopted nor, on deletion, deleted.
+	ReasonVolumeConflict = "VolumeConflict"
 	// ReasonInUse: the runtime is being deleted but Pods still use its
 	// Dataset (mount its PVC, or run its FUSE sidecar: volume.Uses); its
 	// release and volumes stay until they finish.

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -118,8 +119,13 @@ func (r *Reconciler) ensureRelease(ctx context.Context, s *scope) (ctrl.Result, 
 		}
 	}
 	s.act = act
-	if err != nil {
+	switch {
+	case err != nil:
 		s.obs.engine = &engineVerdict{reason: ReasonReleaseFailed, message: err.Error()}
+		return ctrl.Result{RequeueAfter: waitRelease}, false, nil
+	case state == helm.Foreign:
+		s.obs.engine = &engineVerdict{reason: ReasonReleaseConflict, message: fmt.Sprintf(
+			"a Helm release %s of another chart exists in namespace %s; Sluice neither upgrades nor uninstalls it: rename the runtime or remove that release", s.rt.GetName(), s.rt.GetNamespace())}
 		return ctrl.Result{RequeueAfter: waitRelease}, false, nil
 	}
 	s.obs.engine = &engineVerdict{}
@@ -151,7 +157,9 @@ func (r *Reconciler) observeWorkloads(ctx context.Context, s *scope) (ctrl.Resul
 // ensureVolumes creates the Dataset's PVC, then its PV bound in advance to
 // that PVC by name and UID, so that the PV controller only has to record
 // the binding (a PV that names its claim without UID is rewritten first).
-// The PV records the engine's FUSE volume.
+// The PV records the engine's FUSE volume. A PVC or PV of that name that
+// Sluice did not create for the Dataset (volume.Owns) is never adopted:
+// the runtime reports VolumeConflict and waits.
 func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	pvc, err := volume.PVC(s.ds)
 	if err != nil {
@@ -159,6 +167,9 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	if err := r.createIfMissing(ctx, pvc); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	if !volume.Owns(s.ds, pvc) {
+		return r.volumeConflict(s, fmt.Sprintf("PVC %s/%s exists and was not created by Sluice for Dataset %s; the Dataset is bound only to a claim Sluice creates: rename or delete that PVC", pvc.Namespace, pvc.Name, s.obs.dataset))
 	}
 	fuse := s.eng.Volume(s.rt)
 	pv, err := volume.PV(s.ds, volume.Spec{
@@ -171,7 +182,16 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	if err := r.createIfMissing(ctx, pv); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
+	if !volume.Owns(s.ds, pv) {
+		return r.volumeConflict(s, fmt.Sprintf("PV %s exists and was not created by Sluice for Dataset %s (another Dataset's, or not Sluice's): delete it, or rename the Dataset", pv.Name, s.obs.dataset))
+	}
 	return ctrl.Result{}, true, nil
+}
+
+// volumeConflict stops the reconcile, reporting VolumeBound=False.
+func (r *Reconciler) volumeConflict(s *scope, message string) (ctrl.Result, bool, error) {
+	s.obs.volumeConflict, s.report = message, true
+	return ctrl.Result{RequeueAfter: waitDataset}, false, nil
 }
 
 // createIfMissing creates obj unless the cache already holds it; obj is
@@ -229,42 +249,63 @@ func (r *Reconciler) readCacheStates(ctx context.Context, s *scope) (ctrl.Result
 	return ctrl.Result{}, true, nil
 }
 
+// deleteOwned deletes obj if it is the volume Sluice created for ds (as
+// read, and by that UID), and leaves anything else of its name alone.
+func (r *Reconciler) deleteOwned(ctx context.Context, ds *datav1alpha1.Dataset, obj client.Object) error {
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !volume.Owns(ds, obj) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
+}
+
 // delete uninstalls the release, removes the PVC and PV, returns the
 // Dataset to NotBound and releases the finalizer.
 func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) error {
 	if !controllerutil.ContainsFinalizer(rt, Finalizer) {
 		return nil
 	}
+	ds := &datav1alpha1.Dataset{}
+	err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
+	key, found := datav1alpha1.DatasetKey{Namespace: rt.GetNamespace(), Name: rt.GetName()}, (*datav1alpha1.Dataset)(nil)
+	switch {
+	case err == nil:
+		key, found = datav1alpha1.KeyOf(ds), ds
+	case !apierrors.IsNotFound(err):
+		return err
+	}
+	if found != nil && boundElsewhere(found, rt, r.Engine.Type()) != "" {
+		// The Dataset is another runtime's (of another kind, with this
+		// name): the release, volumes and node labels of that name are
+		// that runtime's, and this one never had any.
+		controllerutil.RemoveFinalizer(rt, Finalizer)
+		return r.update(ctx, rt)
+	}
 	hc, err := r.Helm(rt.GetNamespace())
 	if err != nil {
 		return err
 	}
 	r.releases.Forget(client.ObjectKeyFromObject(rt).String())
-	if err := hc.Uninstall(rt.GetName()); err != nil {
+	chart, err := r.chart.Load(r.Engine.Chart())
+	if err != nil {
 		return err
 	}
-	ds := &datav1alpha1.Dataset{}
-	err = r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
-	key, found := datav1alpha1.DatasetKey{Namespace: rt.GetNamespace(), Name: rt.GetName()}, (*datav1alpha1.Dataset)(nil)
-	if err == nil {
-		key, found = datav1alpha1.KeyOf(ds), ds
+	if _, err := hc.UninstallChart(rt.GetName(), chart.Metadata.Name); err != nil {
+		return err
 	}
 	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {
-		return err
-	}
-	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
 	// The PVC and PV go even when the Dataset is gone already (deleted with
 	// its runtime, as `kubectl delete -f` of both does); they are named
 	// after it.
 	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.GetNamespace(), Name: rt.GetName()}}
-	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}
-	if err := r.Client.Delete(ctx, pvc); client.IgnoreNotFound(err) != nil {
+	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}); err != nil {
 		return err
 	}
-	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}}
-	if err := r.Client.Delete(ctx, pv); client.IgnoreNotFound(err) != nil {
+	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}}); err != nil {
 		return err
 	}
 	if found != nil {

@@ -37,6 +37,9 @@ type observations struct {
 	components *componentCounts
 	// bound: the PVC and PV exist and the Dataset is Bound to the runtime.
 	bound bool
+	// volumeConflict says which PVC or PV of the Dataset's name Sluice did
+	// not create, "" when none.
+	volumeConflict string
 	// cacheAffinity points at the nodes labelled as holding the cache.
 	cacheAffinity *corev1.NodeAffinity
 	// cacheStates are the figures read from the engine's metrics.
@@ -171,7 +174,10 @@ func roots(o observations) map[string]verdict {
 		v[ConditionMastersReady] = componentVerdict(c.masters, ReasonNoMasters, ReasonMastersReady, ReasonMastersNotReady, "masters")
 		v[ConditionWorkersReady] = componentVerdict(c.workers, ReasonNoWorkers, ReasonWorkersReady, ReasonWorkersNotReady, "workers")
 	}
-	if o.bound {
+	switch {
+	case o.volumeConflict != "":
+		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeConflict, o.volumeConflict}
+	case o.bound:
 		v[ConditionVolumeBound] = verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
 	}
 	return v

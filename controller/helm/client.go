@@ -138,6 +138,20 @@ func (c *Client) Uninstall(name string) error {
 	return nil
 }
 
+// UninstallChart removes a release of the named chart; a release of
+// another chart (someone else's with the same name) is left, and foreign
+// reports that one remains.
+func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
+	rel, err := c.Latest(name)
+	if err != nil || rel == nil {
+		return false, err
+	}
+	if rel.Chart != nil && rel.Chart.Metadata != nil && rel.Chart.Metadata.Name != chart {
+		return true, nil
+	}
+	return false, c.Uninstall(name)
+}
+
 // Ensure moves a release one step towards the desired chart and values: it
 // classifies the latest revision and runs the next action. It returns the
 // state it found and the action it took.
@@ -149,8 +163,10 @@ func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Act
 	var rel *release.Release
 	if len(history) > 0 {
 		rel = history[0]
-		if _, err := c.recoverStale(rel); err != nil {
-			return Pending, ActionWait, err
+		if sameChartName(rel.Chart, d.Chart) {
+			if _, err := c.recoverStale(rel); err != nil {
+				return Pending, ActionWait, err
+			}
 		}
 	}
 	state := Classify(rel, d)

@@ -9,7 +9,8 @@ import (
 // InstallOnce installs a release that does not exist and leaves one that
 // deployed as it is, whatever its chart and values: the release of a data
 // operation, whose Job cannot be changed once created. A release whose
-// install failed (or that is being uninstalled) is installed again; an
+// install failed (or that is being uninstalled) is installed again, and
+// one of another chart is someone else's (Foreign) and left alone; an
 // install in progress is waited for, unless it was abandoned (pending for
 // longer than Timeout allows), which counts as failed. It returns what it found and did.
 func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State, Action, error) {
@@ -22,6 +23,9 @@ func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State
 		return Absent, ActionInstall, err
 	}
 	rel := history[0]
+	if !sameChartName(rel.Chart, d.Chart) {
+		return Foreign, ActionNone, nil
+	}
 	if _, err := c.recoverStale(rel); err != nil {
 		return Pending, ActionWait, err
 	}

@@ -26,6 +26,9 @@ const (
 	OutOfSync State = "OutOfSync"
 	// InSync: deployed with the desired chart and values.
 	InSync State = "InSync"
+	// Foreign: a release of that name exists of another chart: someone
+	// else's, which Sluice neither upgrades nor uninstalls.
+	Foreign State = "Foreign"
 )
 
 // Action is what to do about a state.
@@ -57,6 +60,8 @@ func Classify(rel *release.Release, desired Desired) State {
 	switch {
 	case rel == nil || rel.Info == nil:
 		return Absent
+	case !sameChartName(rel.Chart, desired.Chart):
+		return Foreign
 	case rel.Info.Status.IsPending():
 		return Pending
 	case rel.Info.Status == release.StatusFailed:
@@ -87,6 +92,12 @@ func Next(state State, rel *release.Release) Action {
 		return ActionUpgrade
 	}
 	return ActionNone
+}
+
+// sameChartName reports whether a and b are the same chart, whatever
+// their versions and templates.
+func sameChartName(a, b *chart.Chart) bool {
+	return a == nil || b == nil || a.Metadata == nil || b.Metadata == nil || a.Metadata.Name == b.Metadata.Name
 }
 
 func sameChart(a, b *chart.Chart) bool {

@@ -73,7 +73,7 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 	key := datav1alpha1.KeyOf(ds)
 	name := Name(ds)
 	return &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: "sluice"}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeSpec{
 			AccessModes:                   accessModes(ds),
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
@@ -104,7 +104,7 @@ func PVC(ds *datav1alpha1.Dataset) (*corev1.PersistentVolumeClaim, error) {
 	}
 	sc := "fluid"
 	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: "sluice"}},
+		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      accessModes(ds),
 			StorageClassName: &sc,
