@@ -1,0 +1,66 @@
+package webhook_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/policy"
+)
+
+// TestDeletionOfARuntimeOverBudgetDoesNotWedge (reliability audit H6),
+// through the real API server and the validating webhook: a runtime pushed
+// over its namespace's cache budget through the scale subresource (which
+// the webhook does not see) is still deleted: removing its finalizer is an
+// UPDATE that changes finalizers only, which no spec rule judges. Before,
+// namespace-cache-budget denied it and the runtime stayed Terminating.
+func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
+	ns := env.Namespace(t)
+	budget := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "budget-" + ns, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
+		Data:       map[string]string{"budget.yaml": "validating:\n  budgets:\n    " + ns + ": {MEM: 1Gi}\n"},
+	}
+	if err := env.Client.Create(ctxT(t), budget); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), budget) })
+	waitFor(t, 5*time.Second, "the budget loads", func() bool { return annotation(t, budget) == "ok" })
+
+	rt := testobj.JuiceFSRuntime("cache", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "512Mi"))
+	rt.Finalizers = []string{"example.com/hold"} // stands in for the controller's
+	if err := env.Client.Create(ctxT(t), rt); err != nil {
+		t.Fatalf("a runtime within budget: %v", err)
+	}
+	over := testobj.JuiceFSRuntime("more", ns, 3, testobj.Level(datav1alpha1.Memory, "/dev/shm", "512Mi"))
+	if err := env.Client.Create(ctxT(t), over, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "namespace-cache-budget") {
+		t.Fatalf("the budget is not enforced, so the test proves nothing: %v", err)
+	}
+	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 4}}
+	if err := env.Client.SubResource("scale").Update(ctxT(t), rt, client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("scaling through /scale: %v", err)
+	}
+	if err := env.Client.Delete(ctxT(t), rt); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); err != nil || rt.Spec.Replicas != 4 {
+		t.Fatalf("the runtime before its finalizer goes: replicas %d, %v", rt.Spec.Replicas, err)
+	}
+	controllerutil.RemoveFinalizer(rt, "example.com/hold")
+	if err := env.Client.Update(ctxT(t), rt); err != nil {
+		t.Fatalf("removing the finalizer of a runtime over budget: %v", err)
+	}
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); !apierrors.IsNotFound(err) {
+		t.Fatalf("the runtime is still there: %v", err)
+	}
+}
