@@ -3,13 +3,12 @@ package cacheruntime
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
+	"sync"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -21,7 +20,8 @@ import (
 )
 
 // observeCache scrapes the cache-reporting pods eng (this reconcile's
-// engine) names and returns the summed figures as cacheStates (sized by
+// engine) names, those of the runtime's release only (fromRelease), a few
+// at a time and within scrapeBudget, and returns the summed figures as cacheStates (sized by
 // workersReady), also written to the Dataset's status. Pods that are not
 // running or do not answer are skipped (and logged); with none answering
 // it returns nil and the last figures stay.
@@ -34,21 +34,34 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 	if err := r.Client.List(ctx, pods, client.InNamespace(rt.GetNamespace()), client.MatchingLabels(src.Selector)); err != nil {
 		return nil, err
 	}
-	var sum, top engines.CacheCounters
-	n := 0
+	var (
+		mu       sync.Mutex
+		sum, top engines.CacheCounters
+		n        int
+	)
+	ctx, cancel := context.WithTimeout(ctx, scrapeBudget)
+	defer cancel()
+	g := &errgroup.Group{}
+	g.SetLimit(scrapeConcurrency)
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		port := metricsPort(p, src.PortName)
-		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || port == 0 {
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || port == 0 || !r.fromRelease(ctx, p, rt.GetName()) {
 			continue
 		}
-		c, err := r.scrape(ctx, src, net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port))))
-		if err != nil {
-			ctrl.LoggerFrom(ctx).Info("cache metrics unavailable", "pod", p.Name, "error", err.Error())
-			continue
-		}
-		sum, top, n = sum.Add(c), top.Max(c), n+1
+		g.Go(func() error {
+			c, err := r.scrape(ctx, src, net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port))))
+			if err != nil {
+				ctrl.LoggerFrom(ctx).Info("cache metrics unavailable", "pod", p.Name, "error", err.Error())
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			sum, top, n = sum.Add(c), top.Max(c), n+1
+			return nil
+		})
 	}
+	_ = g.Wait()
 	if n == 0 {
 		return nil, nil
 	}
@@ -88,34 +101,6 @@ func (r *Reconciler) scrape(ctx context.Context, src engines.MetricsSource, host
 	}
 	return engines.CacheCounters{}, errors.Join(errs...)
 }
-
-// scrapePath GETs and parses one metrics page; answered says whether the
-// pod sent an HTTP response at all.
-func (r *Reconciler) scrapePath(ctx context.Context, src engines.MetricsSource, url string) (c engines.CacheCounters, answered bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return c, false, err
-	}
-	hc := r.HTTPClient
-	if hc == nil {
-		hc = defaultHTTPClient
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return c, false, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return c, true, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
-	}
-	c, err = src.Parse(resp.Body)
-	if err != nil {
-		err = fmt.Errorf("GET %s: %w", req.URL, err)
-	}
-	return c, true, err
-}
-
-var defaultHTTPClient = &http.Client{Timeout: 5 * time.Second}
 
 // metricsPort is the pod's container port of the given name, or 0.
 func metricsPort(p *corev1.Pod, name string) int32 {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,14 +148,17 @@ func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 				return http.DefaultTransport.RoundTrip(req)
 			})}
 			ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ds-master-0", Namespace: "ns", Labels: map[string]string{"app": "ds"}},
+			master := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "ds-master", Namespace: "ns", UID: "sts-1",
+				Annotations: map[string]string{"meta.helm.sh/release-name": "ds"}}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "ds-master-0", Namespace: "ns", Labels: map[string]string{"app": "ds"},
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(master, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))}},
 				Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1"}}
 			c := corev1.Container{Name: "master"}
 			for _, n := range slices.Sorted(maps.Keys(tc.pod)) {
 				c.Ports = append(c.Ports, corev1.ContainerPort{Name: n, ContainerPort: tc.pod[n]})
 			}
 			pod.Spec.Containers = []corev1.Container{c}
-			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, pod).WithStatusSubresource(ds).Build()
+			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, master, pod).WithStatusSubresource(ds).Build()
 			r := &Reconciler{Client: api, Engine: tc.engine, HTTPClient: hc}
 			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
 			states, err := r.observeCache(context.Background(), tc.engine, ds, rt, 0)

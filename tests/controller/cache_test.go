@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,12 +44,34 @@ func metricsPod(t *testing.T, ns, name string, labels map[string]string, port in
 	namedPortPod(t, ns, name, labels, "metrics", port)
 }
 
+// releaseOwner is the controller reference a pod named name gets from the
+// release's StatefulSet or DaemonSet it belongs to (named like the pod
+// without its last "-" part), as the workload controllers would set it:
+// the controller reads only the metrics of its release's pods.
+func releaseOwner(t *testing.T, ns, name string) metav1.OwnerReference {
+	t.Helper()
+	workload := name[:strings.LastIndex(name, "-")]
+	key := types.NamespacedName{Namespace: ns, Name: workload}
+	var ref *metav1.OwnerReference
+	eventually(t, 20*time.Second, "the release creates "+workload, func() bool {
+		sts, ds := &appsv1.StatefulSet{}, &appsv1.DaemonSet{}
+		switch {
+		case env.Client.Get(testenv.Context(t), key, sts) == nil:
+			ref = metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
+		case env.Client.Get(testenv.Context(t), key, ds) == nil:
+			ref = metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+		}
+		return ref != nil
+	})
+	return *ref
+}
+
 // namedPortPod is metricsPod with the container port named portName.
 func namedPortPod(t *testing.T, ns, name string, labels map[string]string, portName string, port int) {
 	t.Helper()
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: []metav1.OwnerReference{releaseOwner(t, ns, name)}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "engine", Image: "engine",
 			Ports: []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port)}}}}},
 	}
