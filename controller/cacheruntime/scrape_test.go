@@ -92,7 +92,10 @@ func TestScrapingIsBounded(t *testing.T) {
 	}
 
 	var followed atomic.Bool
-	target := serve(t, func(w http.ResponseWriter, _ *http.Request) { followed.Store(true); _, _ = fmt.Fprint(w, "cached 1024") })
+	target := serve(t, func(w http.ResponseWriter, _ *http.Request) {
+		followed.Store(true)
+		_, _ = fmt.Fprint(w, "cached 1024")
+	})
 	redirect := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, fmt.Sprintf("http://127.0.0.1:%d/metrics", target), http.StatusFound)
 	})
