@@ -87,7 +87,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReloader(mgr, reloader, changes); err != nil {
 		return nil, err
 	}
-	wh := &admission.Webhook{Handler: NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize), RecoverPanic: ptr.To(true)}
+	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize)
+	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
+	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {

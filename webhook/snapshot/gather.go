@@ -24,6 +24,10 @@ type Gatherer struct {
 	// volume be reused without reading its objects again while none of
 	// them has changed.
 	Changes *Changes
+	// Live, when set, reads from the API server the PVC of a Pod that
+	// asked for injection when Reader does not show it as a dataset's
+	// (cacheLag).
+	Live client.Reader
 
 	memo       volumeMemo
 	tracked    trackedMemo
@@ -32,7 +36,9 @@ type Gatherer struct {
 
 // DatasetVolumes returns one entry per Pod volume whose PVC belongs to a
 // dataset, in the order of the Pod's volumes. A PVC that is missing or not
-// a dataset PVC is skipped; any other read error is returned.
+// a dataset PVC is skipped; any other read error is returned, and so is a
+// dataset PVC of a Pod that asked for injection that the cache does not
+// show yet (cacheLag).
 func (g *Gatherer) DatasetVolumes(ctx context.Context, namespace string, pod *corev1.Pod) ([]DatasetVolume, error) {
 	var out []DatasetVolume
 	for _, v := range pod.Spec.Volumes {
@@ -40,6 +46,9 @@ func (g *Gatherer) DatasetVolumes(ctx context.Context, namespace string, pod *co
 			continue
 		}
 		dv, ok, err := g.datasetVolume(ctx, namespace, v)
+		if err == nil && !ok && datav1alpha1.AskedForInjection(pod.Labels) {
+			err = g.cacheLag(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName})
+		}
 		if err != nil {
 			return nil, fmt.Errorf("volume %q: %w", v.Name, err)
 		}
@@ -48,6 +57,25 @@ func (g *Gatherer) DatasetVolumes(ctx context.Context, namespace string, pod *co
 		}
 	}
 	return out, nil
+}
+
+// cacheLag is an error when the API server holds the PVC as a dataset's
+// while the cache did not show it so (it was created a moment ago): a Pod
+// that asked for injection must then not be admitted unmutated, and its
+// creation is refused, to be retried.
+func (g *Gatherer) cacheLag(ctx context.Context, key types.NamespacedName) error {
+	if g.Live == nil {
+		return nil
+	}
+	pvc := &corev1.PersistentVolumeClaim{}
+	found, err := GetOptional(ctx, g.Live, key, pvc)
+	if err != nil || !found {
+		return err
+	}
+	if ds, ok := DatasetOfClaim(pvc); ok {
+		return fmt.Errorf("PVC %s belongs to dataset %s, but the webhook does not see it yet; retry in a moment", key, ds)
+	}
+	return nil
 }
 
 // Namespace returns the labels of the named namespace (none if it is not
