@@ -19,12 +19,15 @@ import (
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
-// TestDeletionOfARuntimeOverBudgetDoesNotWedge (reliability audit H6),
-// through the real API server and the validating webhook: a runtime pushed
-// over its namespace's cache budget through the scale subresource (which
-// the webhook does not see) is still deleted: removing its finalizer is an
-// UPDATE that changes finalizers only, which no spec rule judges. Before,
-// namespace-cache-budget denied it and the runtime stayed Terminating.
+// TestDeletionOfARuntimeOverBudgetDoesNotWedge (reliability audit H6 and
+// M2), through the real API server and the validating webhook: scaling a
+// runtime past its namespace's cache budget through the scale subresource
+// (kubectl scale, an HPA) is denied like any other change of replicas; and
+// a runtime left over a budget that was lowered after it was created is
+// still deleted: removing its finalizer is an UPDATE that changes
+// finalizers only, which no spec rule judges. Before, /scale went around
+// the budget, and namespace-cache-budget then denied the finalizer's
+// removal, so the runtime stayed Terminating.
 func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
 	ns := env.Namespace(t)
 	budget := &corev1.ConfigMap{
@@ -47,13 +50,31 @@ func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
 		t.Fatalf("the budget is not enforced, so the test proves nothing: %v", err)
 	}
 	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 4}}
-	if err := env.Client.SubResource("scale").Update(ctxT(t), rt, client.WithSubResourceBody(scale)); err != nil {
-		t.Fatalf("scaling through /scale: %v", err)
+	if err := env.Client.SubResource("scale").Update(ctxT(t), rt, client.WithSubResourceBody(scale)); err == nil ||
+		!strings.Contains(err.Error(), "namespace-cache-budget") {
+		t.Fatalf("scaling past the budget through /scale: %v, want denied by namespace-cache-budget", err)
 	}
+	scale = &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 2}}
+	if err := env.Client.SubResource("scale").Update(ctxT(t), rt, client.WithSubResourceBody(scale)); err != nil {
+		t.Fatalf("scaling within the budget through /scale: %v", err)
+	}
+
+	// The platform lowers the budget below what the runtime uses.
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(budget), budget); err != nil {
+		t.Fatal(err)
+	}
+	budget.Data["budget.yaml"] = "validating:\n  budgets:\n    " + ns + ": {MEM: 256Mi}\n"
+	if err := env.Client.Update(ctxT(t), budget); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the lower budget applies", func() bool {
+		probe := testobj.JuiceFSRuntime("probe", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Mi"))
+		return env.Client.Create(ctxT(t), probe, client.DryRunAll) != nil
+	})
 	if err := env.Client.Delete(ctxT(t), rt); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); err != nil || rt.Spec.Replicas != 4 {
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); err != nil || rt.Spec.Replicas != 2 {
 		t.Fatalf("the runtime before its finalizer goes: replicas %d, %v", rt.Spec.Replicas, err)
 	}
 	controllerutil.RemoveFinalizer(rt, "example.com/hold")

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	"github.com/sluice-data/sluice/api/v1alpha1"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -179,7 +179,7 @@ func TestErrorsFailOpenOnlyForPodsThatDidNotAsk(t *testing.T) {
 			if !resp.Allowed || len(resp.Patches) > 0 || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "admitted without Sluice's data-affinity optimisation") {
 				t.Errorf("a Pod that did not ask: allowed=%v patches=%d warnings=%q (%+v)", resp.Allowed, len(resp.Patches), resp.Warnings, resp.Result)
 			}
-			for _, label := range v1alpha1.FailClosedLabels {
+			for _, label := range datav1alpha1.FailClosedLabels {
 				resp := h.Handle(context.Background(), podRequest(t, datasetPod(map[string]string{label: "true"}), admissionv1.Create))
 				if resp.Allowed || len(resp.Patches) > 0 || resp.Result.Code != 500 {
 					t.Errorf("a Pod labelled %s: allowed=%v patches=%d code %d, want refused with 500", label, resp.Allowed, len(resp.Patches), resp.Result.Code)
@@ -199,8 +199,8 @@ func TestFailClosedLabelsMatchTheWebhookConfigurations(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		quoted := make([]string, len(v1alpha1.FailClosedLabels))
-		for i, l := range v1alpha1.FailClosedLabels {
+		quoted := make([]string, len(datav1alpha1.FailClosedLabels))
+		for i, l := range datav1alpha1.FailClosedLabels {
 			quoted[i] = strconv.Quote(l)
 		}
 		list := "k in [" + strings.Join(quoted, ", ") + "]"

@@ -53,6 +53,12 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		metrics.Decisions.WithLabelValues("validating", outcome).Inc()
 		metrics.AdmissionDuration.WithLabelValues("validating", outcome).Observe(time.Since(start).Seconds())
 	}()
+	if kind, obj, old, raw, oldRaw, ok, err := h.scaled(ctx, req); ok {
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
+		return h.validate(ctx, req, Request{Kind: kind, Operation: string(admissionv1.Update), Object: obj, Raw: raw, Old: old, OldRaw: oldRaw})
+	}
 	if req.Kind.Group != datav1alpha1.GroupName {
 		return admission.Allowed("not a Sluice object")
 	}
@@ -73,16 +79,21 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 			return admission.Allowed("only finalizers changed")
 		}
 	}
-	d, err := h.Pipeline.Validate(ctx, Request{
-		Kind: req.Kind.Kind, Operation: string(req.Operation), Namespace: req.Namespace, User: req.UserInfo,
-		DryRun: ptr.Deref(req.DryRun, false), Object: obj, Raw: req.Object.Raw, Old: old, OldRaw: req.OldObject.Raw,
-	})
+	return h.validate(ctx, req, Request{Kind: req.Kind.Kind, Operation: string(req.Operation), Object: obj, Raw: req.Object.Raw, Old: old, OldRaw: req.OldObject.Raw})
+}
+
+// validate runs the pipeline for r (the request's namespace, user and
+// dry-run filled in from req) and answers.
+func (h *Handler) validate(ctx context.Context, req admission.Request, r Request) admission.Response {
+	r.Namespace, r.User, r.DryRun = req.Namespace, req.UserInfo, ptr.Deref(req.DryRun, false)
+	d, err := h.Pipeline.Validate(ctx, r)
 	var denied *decision.DeniedError
+	var resp admission.Response
 	switch {
 	case errors.As(err, &denied):
 		resp = admission.Denied(denied.Error())
 	case err != nil:
-		ctrl.LoggerFrom(ctx).Error(err, "denying", "kind", req.Kind.Kind, "namespace", req.Namespace, "name", req.Name)
+		ctrl.LoggerFrom(ctx).Error(err, "denying", "kind", r.Kind, "namespace", req.Namespace, "name", req.Name)
 		return admission.Errored(http.StatusInternalServerError, err)
 	default:
 		resp = admission.Allowed("")
