@@ -115,8 +115,8 @@ func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.
 func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	up := action.NewUpgrade(c.cfg)
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
-	up.PostRenderer, up.DisableHooks = c.guard(), true // as in Install
 	up.DisableOpenAPIValidation = true // as in Install
+	up.PostRenderer, up.DisableHooks = c.guard(), true
 	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("upgrading release %s: %w", name, err)
