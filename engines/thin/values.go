@@ -181,6 +181,11 @@ func common(field, where string, v datav1alpha1.VersionSpec, pullSecrets []corev
 	default:
 		return container{}, engines.Invalid("%s: %s.imagePullPolicy %q is not Always, Never or IfNotPresent", where, field, policy)
 	}
+	for _, c := range []struct{ field, s string }{{field + ".image", v.Image}, {field + ".imageTag", v.ImageTag}} {
+		if err := engines.CheckLine(c.field, c.s); err != nil {
+			return container{}, engines.Invalid("%s: %w", where, err)
+		}
+	}
 	image := v.Image
 	if v.ImageTag != "" {
 		image += ":" + v.ImageTag
