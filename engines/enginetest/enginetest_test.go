@@ -280,10 +280,10 @@ func TestDecodeRelease(t *testing.T) {
 		"      - {name: c, command: [run, \"a $$(X) b\"], args: [\"$(X)\"], env: [{name: X, value: x}]}\n"
 	want := map[string]string{"templates/cm.yaml": "ConfigMap", "templates/sts.yaml": "StatefulSet"}
 	rel := enginetest.DecodeRelease(t, map[string]string{"templates/cm.yaml": cm, "templates/sts.yaml": sts}, "team-a", want)
-	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "a $(X) b", "x"); rel.Carries(tb, "v $$(X)") }); len(r.failures) != 0 {
+	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "a $(X) b", "x"); rel.Reads(tb, "x"); rel.Carries(tb, "v $$(X)") }); len(r.failures) != 0 {
 		t.Errorf("strings the release holds: %q", r.failures)
 	}
-	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "$$(X)"); rel.Carries(tb, "pwned") }); len(r.failures) != 2 {
+	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "$$(X)"); rel.Reads(tb, "$(X)"); rel.Carries(tb, "pwned") }); len(r.failures) != 3 {
 		t.Errorf("strings the release does not hold: %q", r.failures)
 	}
 	for name, out := range map[string]map[string]string{

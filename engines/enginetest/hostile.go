@@ -42,6 +42,9 @@ type Release struct {
 	// Argv are each container's command and args as its process
 	// receives them (after the kubelet's expansion, Effective).
 	Argv [][]string
+	// Env are each container's environment values as its process
+	// receives them.
+	Env []string
 }
 
 // DecodeRelease checks that the chart rendered exactly the templates of
@@ -94,6 +97,9 @@ func DecodeRelease(t testing.TB, out map[string]string, namespace string, want m
 			for _, c := range append(slices.Clone(pod.InitContainers), pod.Containers...) {
 				e := Effective(c)
 				r.Argv = append(r.Argv, append(slices.Clone(e.Command), e.Args...))
+				for _, v := range e.Env {
+					r.Env = append(r.Env, v.Value)
+				}
 			}
 		}
 	}
@@ -111,8 +117,8 @@ func (r *Release) Carries(t testing.TB, want ...string) {
 	}
 }
 
-// Runs checks that some container's process receives each of want as one
-// whole argument (or within one).
+// Runs checks that some container's process receives each of want whole
+// within one argument.
 func (r *Release) Runs(t testing.TB, want ...string) {
 	t.Helper()
 	for _, w := range want {
@@ -120,6 +126,17 @@ func (r *Release) Runs(t testing.TB, want ...string) {
 			return slices.ContainsFunc(argv, func(a string) bool { return strings.Contains(a, w) })
 		}) {
 			t.Errorf("no container receives %q whole as an argument; argv: %q", w, r.Argv)
+		}
+	}
+}
+
+// Reads checks that some container's process receives each of want whole
+// within one environment variable's value.
+func (r *Release) Reads(t testing.TB, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.ContainsFunc(r.Env, func(v string) bool { return strings.Contains(v, w) }) {
+			t.Errorf("no container receives %q whole in its environment: %q", w, r.Env)
 		}
 	}
 }

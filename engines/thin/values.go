@@ -12,6 +12,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 // chartValues are the values of charts/thin (see its values.yaml).
@@ -133,7 +134,8 @@ func fuse(ds *datav1alpha1.Dataset, rt *datav1alpha1.ThinRuntime, res Resolved, 
 		{Name: "FLUID_FUSE_MOUNTPOINT", Value: target},
 	}
 	if opts := optionString(f.Options); opts != "" {
-		builtin = append(builtin, corev1.EnvVar{Name: "MOUNT_OPTIONS", Value: opts})
+		// The kubelet expands $(VAR) in env values: the options pass as they are.
+		builtin = append(builtin, corev1.EnvVar{Name: "MOUNT_OPTIONS", Value: dataop.NoExpand(opts)})
 	}
 	c.Env = mergeByKey(builtin, f.Env, func(e corev1.EnvVar) string { return e.Name })
 	c.Ports, c.Resources, c.NodeSelector = f.Ports, f.Resources, sel
