@@ -90,18 +90,26 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		field string
 		set   func(*datav1alpha1.Dataset, *datav1alpha1.AlluxioRuntime)
 	}{
-		{"spec.alluxioVersion.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.AlluxioVersion.Image = "alluxio" + h }},
-		{"spec.alluxioVersion.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.AlluxioVersion.ImageTag = "2" + h }},
+		{"spec.alluxioVersion.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
+			rt.Spec.AlluxioVersion.Image = "alluxio" + h
+		}},
+		{"spec.alluxioVersion.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
+			rt.Spec.AlluxioVersion.ImageTag = "2" + h
+		}},
 		{"spec.alluxioVersion.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
 			rt.Spec.AlluxioVersion.ImagePullPolicy = "IfNotPresent" + h
 		}},
 		{"spec.fuse.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.Fuse.Image = "fuse" + h }},
 		{"spec.fuse.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.Fuse.ImageTag = "2" + h }},
-		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.Fuse.ImagePullPolicy = "Sometimes" }},
+		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
+			rt.Spec.Fuse.ImagePullPolicy = "Sometimes"
+		}},
 		{"spec.tieredstore.levels[1].path", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
 			rt.Spec.TieredStore.Levels[1].Path = "/mnt/ssd" + h
 		}},
-		{"spec.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) { rt.Spec.Properties = map[string]string{"a" + h: "b"} }},
+		{"spec.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
+			rt.Spec.Properties = map[string]string{"a" + h: "b"}
+		}},
 		{"spec.fuse.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) {
 			rt.Spec.Fuse.Properties = map[string]string{"a=b": "c"}
 		}},

@@ -87,15 +87,21 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		}},
 		{"spec.fuse.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Fuse.Image = "fuse" + h }},
 		{"spec.fuse.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Fuse.ImageTag = "6" + h }},
-		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Fuse.ImagePullPolicy = "Sometimes" }},
+		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
+			rt.Spec.Fuse.ImagePullPolicy = "Sometimes"
+		}},
 		{"spec.tieredstore.levels[0].path", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
 			rt.Spec.TieredStore.Levels[0].Path = "/mnt/disk" + h
 		}},
-		{"spec.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Properties = map[string]string{"a": "b" + h} }},
+		{"spec.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
+			rt.Spec.Properties = map[string]string{"a": "b" + h}
+		}},
 		{"spec.master.properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
 			rt.Spec.Master.Properties = map[string]string{"a" + h: "b"}
 		}},
-		{"spec.worker.env", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Worker.Env = map[string]string{"A" + h: "b"} }},
+		{"spec.worker.env", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
+			rt.Spec.Worker.Env = map[string]string{"A" + h: "b"}
+		}},
 		{"dataset spec.mounts[0].options", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JindoRuntime) {
 			ds.Spec.Mounts[0].Options["fs.oss.note"] = "b" + h
 		}},

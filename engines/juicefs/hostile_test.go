@@ -61,14 +61,20 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		field string
 		set   func(*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime)
 	}{
-		{"spec.juicefsVersion.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.JuiceFSVersion.Image = "juicefs" + h }},
-		{"spec.juicefsVersion.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.JuiceFSVersion.ImageTag = "v1" + h }},
+		{"spec.juicefsVersion.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.JuiceFSVersion.Image = "juicefs" + h
+		}},
+		{"spec.juicefsVersion.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.JuiceFSVersion.ImageTag = "v1" + h
+		}},
 		{"spec.juicefsVersion.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.JuiceFSVersion.ImagePullPolicy = "IfNotPresent" + h
 		}},
 		{"spec.fuse.image", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Fuse.Image = "juicefs" + h }},
 		{"spec.fuse.imageTag", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Fuse.ImageTag = "v1" + h }},
-		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Fuse.ImagePullPolicy = "Sometimes" }},
+		{"spec.fuse.imagePullPolicy", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.Fuse.ImagePullPolicy = "Sometimes"
+		}},
 		{"spec.worker.options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Worker.Options = map[string]string{"k": "v" + h}
 		}},
@@ -78,7 +84,9 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		{"spec.fuse.options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Fuse.Options = map[string]string{"k" + h: "v"}
 		}},
-		{"spec.fuse.options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Fuse.Options = map[string]string{"": "v"} }},
+		{"spec.fuse.options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.Fuse.Options = map[string]string{"": "v"}
+		}},
 		{"spec.tieredstore.levels[0].path", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.TieredStore.Levels[0].Path = "/cache" + h
 		}},

@@ -78,12 +78,18 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		field string
 		set   func(*datav1alpha1.ThinRuntimeProfile, *datav1alpha1.ThinRuntime)
 	}{
-		{"spec.fuse.image", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) { rt.Spec.Fuse.Image = "fuse" + h }},
-		{"spec.fuse.imageTag", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) { rt.Spec.Fuse.ImageTag = "v1" + h }},
+		{"spec.fuse.image", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
+			rt.Spec.Fuse.Image = "fuse" + h
+		}},
+		{"spec.fuse.imageTag", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
+			rt.Spec.Fuse.ImageTag = "v1" + h
+		}},
 		{"spec.fuse.imagePullPolicy", func(p *datav1alpha1.ThinRuntimeProfile, _ *datav1alpha1.ThinRuntime) {
 			p.Spec.Fuse.ImagePullPolicy = "IfNotPresent" + h
 		}},
-		{"spec.worker.image", func(p *datav1alpha1.ThinRuntimeProfile, _ *datav1alpha1.ThinRuntime) { p.Spec.Worker.Image = "worker" + h }},
+		{"spec.worker.image", func(p *datav1alpha1.ThinRuntimeProfile, _ *datav1alpha1.ThinRuntime) {
+			p.Spec.Worker.Image = "worker" + h
+		}},
 		{"spec.worker.imagePullPolicy", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
 			rt.Spec.Worker.ImagePullPolicy = "Sometimes"
 		}},
