@@ -24,7 +24,7 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 	f.Image, f.ImageTag = "registry/fuse"+line, "fuse-tag"+line
 	f.Command, f.Args = []string{"/bin/fuse" + h}, []string{"fuse-arg" + h}
 	f.Env = []corev1.EnvVar{{Name: "NOTE", Value: "fuse-env" + h}}
-	f.Options = map[string]string{"fuse-option" + h: "fuse-option-value" + h}
+	f.Options = map[string]string{"fuse-option" + line: "fuse-option-value" + line}
 	f.NodeSelector = map[string]string{"fuse-selector" + h: "fuse-selected" + h}
 	f.PodMetadata = datav1alpha1.PodMetadata{Labels: map[string]string{"label" + h: "label-value" + h}, Annotations: map[string]string{"annotation" + h: "annotation-value" + h}}
 	f.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/fuse-mount" + h}}
@@ -35,7 +35,7 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 	w.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/worker-mount" + h}}
 	rt.Spec.Volumes = []corev1.Volume{{Name: "extra", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/host" + h}}}}
 	rt.Spec.TieredStore.Levels[1].Path = "/ssd-a" + line + ",/ssd-b" + line
-	profile.Spec.Fuse.Options = map[string]string{"profile-option" + h: "profile-option-value" + h}
+	profile.Spec.Fuse.Options = map[string]string{"profile-option" + line: "profile-option-value" + line}
 	m := &ds.Spec.Mounts[0]
 	m.MountPoint = "nfs://10.0.0.5/exports/" + h
 	m.Options = map[string]string{"mount-option" + h: "mount-option-value" + h}
@@ -51,7 +51,7 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 		"fuse-env"+h, "worker-env"+h, "fuse-selector"+h, "fuse-selected"+h, "worker-selector"+h, "worker-selected"+h,
 		"label"+h, "label-value"+h, "annotation"+h, "annotation-value"+h, "/fuse-mount"+h, "/worker-mount"+h, "/host"+h,
 		"/ssd-a"+line, "/ssd-b"+line, "secret-name"+h, "secret-key"+h, "toleration-key"+h, "toleration-value"+h, "affinity-value"+h)
-	rel.Reads(t, "fuse-option"+h+"=fuse-option-value"+h, "profile-option"+h+"=profile-option-value"+h)
+	rel.Reads(t, "fuse-option"+line+"=fuse-option-value"+line, "profile-option"+line+"=profile-option-value"+line)
 
 	var cfg thin.FuseConfig
 	cm := rel.Objects["templates/fuse-config.yaml"].(*corev1.ConfigMap)
@@ -64,14 +64,15 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 			t.Errorf("config.json mount options %q lack %q=%q", cfg.Mounts[0].Options, k, v)
 		}
 	}
-	if cfg.Mounts[0].MountPoint != "nfs://10.0.0.5/exports/"+h || cfg.RuntimeOptions["fuse-option"+h] != "fuse-option-value"+h {
+	if cfg.Mounts[0].MountPoint != "nfs://10.0.0.5/exports/"+h || cfg.RuntimeOptions["fuse-option"+line] != "fuse-option-value"+line {
 		t.Errorf("config.json mount point %q, runtime options %q", cfg.Mounts[0].MountPoint, cfg.RuntimeOptions)
 	}
 }
 
 // TestHostileStringsRefusedWhereNotData: what no container could take as
-// it is (a line break in an image, a tag or a tier path, a pull policy
-// Kubernetes does not know) is refused, naming the field.
+// it is (a line break in an image, a tag, a tier path or a FUSE option, a
+// pull policy Kubernetes does not know, an option name that reads as a
+// flag) is refused, naming the field.
 func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 	const h = enginetest.Hostile
 	for _, tc := range []struct {
@@ -92,6 +93,12 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		}},
 		{"spec.worker.imagePullPolicy", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
 			rt.Spec.Worker.ImagePullPolicy = "Sometimes"
+		}},
+		{"spec.fuse.options", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
+			rt.Spec.Fuse.Options = map[string]string{"k": "v" + h}
+		}},
+		{"spec.fuse.options", func(p *datav1alpha1.ThinRuntimeProfile, _ *datav1alpha1.ThinRuntime) {
+			p.Spec.Fuse.Options = map[string]string{"-o": "allow_other"}
 		}},
 		{"spec.tieredstore.levels[1].path", func(_ *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) {
 			rt.Spec.TieredStore.Levels[1].Path = "/mnt/ssd" + h

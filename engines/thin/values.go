@@ -78,6 +78,10 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 	if res.FileSystemType == "" {
 		return nil, engines.Invalid("ThinRuntimeProfile %q: spec.fileSystemType is empty; the CSI plugin checks the FUSE mount by this type", rt.Spec.ProfileName)
 	}
+	// The options reach the FUSE program in MOUNT_OPTIONS, an option line.
+	if err := engines.CheckOptions("spec.fuse.options", res.Fuse.Options); err != nil {
+		return nil, engines.Invalid("%s: %w", where, err)
+	}
 	cfg, secrets, err := fuseConfig(ds, res.Fuse.Options)
 	if err != nil {
 		return nil, err
