@@ -15,6 +15,7 @@ import (
 	"helm.sh/helm/v3/pkg/releaseutil"
 	"helm.sh/helm/v3/pkg/storage"
 	"helm.sh/helm/v3/pkg/storage/driver"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
@@ -28,6 +29,9 @@ type Client struct {
 	namespace string
 	// Timeout bounds each install, upgrade and rollback.
 	Timeout time.Duration
+	// AllowedKinds are the (namespaced) kinds a release may create, in its
+	// namespace only (guard.go); nil means EngineKinds.
+	AllowedKinds []schema.GroupKind
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -94,6 +98,7 @@ func (c *Client) history(name string) ([]*release.Release, error) {
 func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	in := action.NewInstall(c.cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = name, c.namespace, c.Timeout
+	in.PostRenderer, in.DisableHooks = c.guard(), true // guard.go; hooks would bypass the guard
 	// The API server validates every object it stores; Helm's client-side
 	// check would download and parse the cluster's whole OpenAPI document
 	// on every install, which dominated the cost of binding a Dataset.
@@ -111,6 +116,7 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 	up := action.NewUpgrade(c.cfg)
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
+	up.PostRenderer, up.DisableHooks = c.guard(), true
 	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("upgrading release %s: %w", name, err)
@@ -121,7 +127,7 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 // Rollback rolls a release back to its previous revision.
 func (c *Client) Rollback(name string) error {
 	rb := action.NewRollback(c.cfg)
-	rb.Timeout, rb.MaxHistory = c.Timeout, MaxHistory
+	rb.Timeout, rb.MaxHistory, rb.DisableHooks = c.Timeout, MaxHistory, true // hooks never passed the guard
 	if err := rb.Run(name); err != nil {
 		return fmt.Errorf("rolling back release %s: %w", name, err)
 	}
@@ -131,7 +137,7 @@ func (c *Client) Rollback(name string) error {
 // Uninstall removes a release; an absent release is not an error.
 func (c *Client) Uninstall(name string) error {
 	un := action.NewUninstall(c.cfg)
-	un.Timeout = c.Timeout
+	un.Timeout, un.DisableHooks = c.Timeout, true // as in Rollback
 	if _, err := un.Run(name); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return fmt.Errorf("uninstalling release %s: %w", name, err)
 	}

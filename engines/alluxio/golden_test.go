@@ -86,7 +86,7 @@ func TestChartGolden(t *testing.T) {
 // templates read: the chart renders from its defaults and a name alone.
 func TestChartDefaultsRender(t *testing.T) {
 	out := enginetest.RenderValues(t, alluxio.Engine{}, map[string]any{"name": "demo", "namespace": "default", "datasetID": "default-demo"}, "demo", "default")
-	if len(out) != 5 || !strings.Contains(out["templates/fuse-daemonset.yaml"], "name: demo-fuse") {
+	if len(out) != 5 || !strings.Contains(out["templates/fuse-daemonset.yaml"], `name: "demo-fuse"`) {
 		t.Errorf("rendered %v from the defaults", helm.SortedKeys(out))
 	}
 }

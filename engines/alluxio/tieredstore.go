@@ -113,7 +113,7 @@ func tierPaths(field, list string, seen map[string]string) ([]string, error) {
 	var out []string
 	for _, p := range strings.Split(list, ",") {
 		p = strings.TrimSpace(p)
-		if !path.IsAbs(p) || strings.ContainsAny(p, " \t") {
+		if !path.IsAbs(p) || strings.ContainsAny(p, " \t") || engines.CheckLine(field, p) != nil {
 			return nil, engines.Invalid("%s.path: %q is not an absolute directory path without spaces", field, p)
 		}
 		p = path.Clean(p)

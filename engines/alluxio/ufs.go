@@ -133,6 +133,9 @@ func alluxioPath(field string, m datav1alpha1.Mount, sole bool) (string, error) 
 // directories; dataset:// is ThinRuntime's alone.
 func (u *ufs) underStorage(field string, i int, m datav1alpha1.Mount) (string, error) {
 	mp := strings.TrimSpace(m.MountPoint)
+	if err := engines.CheckLine(field+".mountPoint", mp); err != nil {
+		return "", err
+	}
 	scheme, rest, ok := strings.Cut(mp, "://")
 	if !ok || scheme == "" {
 		return "", engines.Invalid("%s.mountPoint: %q has no scheme such as s3://, hdfs:// or local://", field, mp)

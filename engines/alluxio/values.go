@@ -83,6 +83,9 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	if err := checkUserProperties(rt); err != nil {
 		return nil, err
 	}
+	if err := checkImages(rt); err != nil {
+		return nil, err
+	}
 	u, err := planUFS(ds)
 	if err != nil {
 		return nil, err
@@ -163,6 +166,16 @@ func checkUserProperties(rt *datav1alpha1.AlluxioRuntime) error {
 		}
 	}
 	return nil
+}
+
+// checkImages refuses images, tags and pull policies no container could
+// take as they are.
+func checkImages(rt *datav1alpha1.AlluxioRuntime) error {
+	f := rt.Spec.Fuse
+	if err := engines.CheckVersion("spec.alluxioVersion", rt.Spec.AlluxioVersion); err != nil {
+		return err
+	}
+	return engines.CheckVersion("spec.fuse", datav1alpha1.VersionSpec{Image: f.Image, ImageTag: f.ImageTag, ImagePullPolicy: f.ImagePullPolicy})
 }
 
 // datasetID is the fluid.io/dataset label value, "<ns>-<name>", or the

@@ -8,7 +8,10 @@
 // the labels and namespaces of workers, FUSE and master pods. For data
 // operations it renders an operation's release and decodes its one
 // workload (RenderOperation), and says what a container's process receives
-// after the kubelet's $(VAR) expansion (Expand, Effective).
+// after the kubelet's $(VAR) expansion (Expand, Effective). For the
+// hostile-strings tests it holds the hostile strings and decodes a whole
+// rendered release strictly, object by object (DecodeRelease), to check
+// where each string arrived.
 //
 // Only the engines' _test.go files import it. Each engine's own assertions
 // stay in the engine's tests.

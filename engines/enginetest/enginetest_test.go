@@ -273,3 +273,29 @@ func manifest(t testing.TB, obj any) string {
 	}
 	return string(data)
 }
+
+func TestDecodeRelease(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team-a}\ndata: {k: \"v $$(X)\"}\n"
+	sts := "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: w, namespace: team-a}\nspec:\n  template:\n    spec:\n      containers:\n" +
+		"      - {name: c, command: [run, \"a $$(X) b\"], args: [\"$(X)\"], env: [{name: X, value: x}]}\n"
+	want := map[string]string{"templates/cm.yaml": "ConfigMap", "templates/sts.yaml": "StatefulSet"}
+	rel := enginetest.DecodeRelease(t, map[string]string{"templates/cm.yaml": cm, "templates/sts.yaml": sts}, "team-a", want)
+	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "a $(X) b", "x"); rel.Reads(tb, "x"); rel.Carries(tb, "v $$(X)") }); len(r.failures) != 0 {
+		t.Errorf("strings the release holds: %q", r.failures)
+	}
+	if r := record(t, func(tb testing.TB) { rel.Runs(tb, "$$(X)"); rel.Reads(tb, "$(X)"); rel.Carries(tb, "pwned") }); len(r.failures) != 3 {
+		t.Errorf("strings the release does not hold: %q", r.failures)
+	}
+	for name, out := range map[string]map[string]string{
+		"a second object":        {"templates/cm.yaml": cm + "---\n" + cm, "templates/sts.yaml": sts},
+		"another namespace":      {"templates/cm.yaml": strings.Replace(cm, "team-a", "kube-system", 1), "templates/sts.yaml": sts},
+		"another kind":           {"templates/cm.yaml": strings.Replace(cm, "ConfigMap", "Secret", 1), "templates/sts.yaml": sts},
+		"an unknown field":       {"templates/cm.yaml": cm + "extra: 1\n", "templates/sts.yaml": sts},
+		"a template left out":    {"templates/cm.yaml": cm},
+		"an unexpected template": {"templates/cm.yaml": cm, "templates/sts.yaml": sts, "templates/x.yaml": cm},
+	} {
+		if r := record(t, func(tb testing.TB) { enginetest.DecodeRelease(tb, out, "team-a", want) }); !r.fatal {
+			t.Errorf("%s: DecodeRelease accepts it", name)
+		}
+	}
+}

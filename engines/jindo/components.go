@@ -10,6 +10,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 // Default RPC ports of the JindoCache namespace service (master), its Raft
@@ -95,7 +96,8 @@ func fuseOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime, readOnly bo
 	}
 	if rt.Spec.Master.Disabled && rt.Spec.Worker.Disabled {
 		f.Mode = "fuseOnly"
-		f.Args = append(slices.Clone(f.Args), "-ouri="+ds.Spec.Mounts[0].MountPoint)
+		// The kubelet expands $(VAR) in args: the mount point passes as it is.
+		f.Args = append(slices.Clone(f.Args), dataop.NoExpand("-ouri="+ds.Spec.Mounts[0].MountPoint))
 	}
 	return f, nil
 }

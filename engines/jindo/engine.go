@@ -143,7 +143,11 @@ func checkSupported(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) err
 	case rt.Spec.HadoopConfig != "":
 		return engines.Invalid("spec.hadoopConfig %q: Sluice's Jindo engine does not mount Hadoop configuration; give HDFS settings as fs.* mount options", rt.Spec.HadoopConfig)
 	}
-	return nil
+	if err := engines.CheckVersion("spec.jindoVersion", rt.Spec.JindoVersion); err != nil {
+		return err
+	}
+	f := rt.Spec.Fuse
+	return engines.CheckVersion("spec.fuse", datav1alpha1.VersionSpec{Image: f.Image, ImageTag: f.ImageTag, ImagePullPolicy: f.ImagePullPolicy})
 }
 
 func imageOf(def image, v datav1alpha1.VersionSpec) image {

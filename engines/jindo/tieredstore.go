@@ -77,6 +77,9 @@ func tierPaths(s string) ([]string, error) {
 		if p == "" {
 			return nil, engines.Invalid("spec.tieredstore.levels[0].path %q: every comma-separated entry must be a directory", s)
 		}
+		if err := engines.CheckLine("spec.tieredstore.levels[0].path", p); err != nil {
+			return nil, err
+		}
 		if !path.IsAbs(p) {
 			return nil, engines.Invalid("spec.tieredstore.levels[0].path: %q is not an absolute directory", p)
 		}

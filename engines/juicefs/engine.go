@@ -3,6 +3,7 @@ package juicefs
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,7 +50,9 @@ func FusePath(namespace, name string) string {
 	return fmt.Sprintf("%s/%s/%s/juicefs-fuse", MountRoot, namespace, name)
 }
 
-// Values implements engines.Engine.
+// Values implements engines.Engine. Every spec string reaches the chart as
+// data: commands are argv lists (argv.go) and the chart quotes every
+// scalar; check refuses the strings no container could take as they are.
 func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
 	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
 	if !ok {
@@ -58,10 +61,13 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if len(ds.Spec.Mounts) == 0 {
 		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
 	}
+	if err := check(ds, rt); err != nil {
+		return nil, err
+	}
 	src := ds.Spec.Mounts[0]
-	secretEnv := []map[string]any{}
+	var secrets []corev1.EnvVar
 	for _, s := range datasetSecrets(ds) {
-		secretEnv = append(secretEnv, map[string]any{"name": s.env, "secret": s.secret, "key": s.key})
+		secrets = append(secrets, secretEnv(s.env, s.secret, s.key))
 	}
 	cache, err := cacheValues(rt.Spec.TieredStore)
 	if err != nil {
@@ -75,28 +81,40 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	}
 	key := datav1alpha1.KeyOf(ds)
 	fusePath := FusePath(ds.Namespace, ds.Name)
+	w, f := rt.Spec.Worker, rt.Spec.Fuse
+	worker := component(w.Resources, w.NodeSelector, append(slices.Clone(secrets), w.Env...), w.PodMetadata, w.NetworkMode == datav1alpha1.HostNetworkMode)
+	worker["replicas"], worker["command"] = rt.Spec.Replicas, workerCommand(cache, w.Options)
+	// FUSE starts only on nodes where the CSI plugin staged the dataset.
+	fuseSelector := engines.Merge(f.NodeSelector, map[string]string{key.FuseLabelKey(): "true"})
+	fuse := component(f.Resources, fuseSelector, append(slices.Clone(secrets), f.Env...), f.PodMetadata, f.NetworkMode != datav1alpha1.ContainerNetworkMode)
+	fuse["hostPath"], fuse["metricsPort"] = strings.TrimSuffix(fusePath, "/juicefs-fuse"), MetricsPort
+	fuse["command"], fuse["preStop"] = fuseCommand(fusePath, MetricsPort, f.Options), preStop(fusePath)
 	values := map[string]any{
-		"name": rt.Name, "namespace": rt.Namespace, "image": image, "placement": placement,
-		"source":      map[string]any{"mountPoint": src.MountPoint, "options": engines.Merge(ds.Spec.SharedOptions, src.Options), "secretEnv": secretEnv},
+		"name": rt.Name, "namespace": rt.Namespace, "datasetID": key.DatasetID(), "image": image, "placement": placement,
+		"source":      map[string]any{"mountPoint": src.MountPoint, "options": engines.Merge(ds.Spec.SharedOptions, src.Options)},
 		"cache":       cache,
-		"worker":      component(rt.Spec.Worker.Resources, rt.Spec.Worker.NodeSelector, rt.Spec.Worker.Env, rt.Spec.Worker.Options, rt.Spec.Worker.PodMetadata, rt.Spec.Worker.NetworkMode == datav1alpha1.HostNetworkMode),
-		"fuse":        component(rt.Spec.Fuse.Resources, rt.Spec.Fuse.NodeSelector, rt.Spec.Fuse.Env, rt.Spec.Fuse.Options, rt.Spec.Fuse.PodMetadata, rt.Spec.Fuse.NetworkMode != datav1alpha1.ContainerNetworkMode),
+		"worker":      worker,
+		"fuse":        fuse,
 		"tolerations": ds.Spec.Tolerations,
 	}
-	values["worker"].(map[string]any)["replicas"] = rt.Spec.Replicas
-	fuse := values["fuse"].(map[string]any)
-	fuse["labelKey"], fuse["hostPath"], fuse["mountPath"] = key.FuseLabelKey(), strings.TrimSuffix(fusePath, "/juicefs-fuse"), fusePath
-	fuse["metricsPort"] = MetricsPort
 	if ds.Spec.NodeAffinity != nil && ds.Spec.NodeAffinity.Required != nil {
 		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required
 	}
 	return engines.ToPlain(values)
 }
 
+// cacheDir is one cache directory of a worker.
+type cacheDir struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Type     string `json:"type"`
+	QuotaMiB int64  `json:"quotaMiB"`
+}
+
 // cacheValues turns levels[0] (the only level JuiceFS uses) into cache
 // directories; the tier's quota is split evenly over its paths.
-func cacheValues(ts datav1alpha1.TieredStore) ([]map[string]any, error) {
-	out := []map[string]any{}
+func cacheValues(ts datav1alpha1.TieredStore) ([]cacheDir, error) {
+	out := []cacheDir{}
 	if len(ts.Levels) == 0 {
 		return out, nil
 	}
@@ -114,14 +132,17 @@ func cacheValues(ts datav1alpha1.TieredStore) ([]map[string]any, error) {
 		volType = string(datav1alpha1.VolumeTypeHostPath)
 	}
 	for i, p := range paths {
-		out = append(out, map[string]any{"name": fmt.Sprintf("cache-%d", i), "path": strings.TrimSpace(p), "type": volType, "quotaMiB": quotaMiB})
+		out = append(out, cacheDir{Name: fmt.Sprintf("cache-%d", i), Path: strings.TrimSpace(p), Type: volType, QuotaMiB: quotaMiB})
 	}
 	return out, nil
 }
 
-func component(res corev1.ResourceRequirements, sel map[string]string, env []corev1.EnvVar, opts map[string]string, pm datav1alpha1.PodMetadata, hostNetwork bool) map[string]any {
+func component(res corev1.ResourceRequirements, sel map[string]string, env []corev1.EnvVar, pm datav1alpha1.PodMetadata, hostNetwork bool) map[string]any {
+	if env == nil {
+		env = []corev1.EnvVar{}
+	}
 	return map[string]any{
-		"resources": res, "nodeSelector": sel, "env": env, "options": opts, "hostNetwork": hostNetwork,
+		"resources": res, "nodeSelector": sel, "env": env, "hostNetwork": hostNetwork,
 		"podMetadata": map[string]any{"labels": pm.Labels, "annotations": pm.Annotations},
 	}
 }

@@ -85,8 +85,19 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	}
 	fuse := dsf.Spec.Template.Spec.Containers[0]
 	if len(fuse.Ports) != 1 || fuse.Ports[0].Name != "metrics" || fuse.Ports[0].ContainerPort != juicefs.MetricsPort ||
-		!strings.Contains(fuse.Args[0], fmt.Sprintf("--metrics=0.0.0.0:%d", juicefs.MetricsPort)) {
-		t.Errorf("FUSE metrics not exposed on port %d: ports %v, args %q", juicefs.MetricsPort, fuse.Ports, fuse.Args[0])
+		!slices.Contains(argv(fuse), fmt.Sprintf("--metrics=0.0.0.0:%d", juicefs.MetricsPort)) {
+		t.Errorf("FUSE metrics not exposed on port %d: ports %v, argv %q", juicefs.MetricsPort, fuse.Ports, argv(fuse))
+	}
+	// A stale mount is unmounted before juicefs mounts, by a constant script
+	// that takes the mount point as an argument.
+	mp := juicefs.FusePath("team-a", "imagenet")
+	wantFuse := []string{"sh", "-c", `umount "$1" 2>/dev/null; shift; exec "$@"`, "sh", mp,
+		"juicefs", "mount", "<METAURL>", mp, "--foreground", "--metrics=0.0.0.0:9567", "-o", "attr-cache=7200"}
+	if diff := cmp.Diff(wantFuse, argv(fuse)); diff != "" {
+		t.Errorf("FUSE argv (-want +got):\n%s", diff)
+	}
+	if stop := fuse.Lifecycle.PreStop.Exec.Command; !slices.Equal(stop, []string{"umount", mp}) {
+		t.Errorf("FUSE preStop %q, want umount %s", stop, mp)
 	}
 	env := sts.Spec.Template.Spec.Containers[0].Env
 	if len(env) != 1 || env[0].ValueFrom == nil || env[0].ValueFrom.SecretKeyRef.Name != "jfs-secret" {
@@ -100,8 +111,9 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	if a := sts.Spec.Template.Spec.Affinity; a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution == nil || a.NodeAffinity == nil {
 		t.Errorf("shared placement and dataset node affinity not rendered: %+v", a)
 	}
-	if !strings.Contains(sts.Spec.Template.Spec.Containers[0].Args[0], "--cache-dir=/mnt/cache1:/mnt/cache2 --cache-size=40960") {
-		t.Errorf("cache args: %q", sts.Spec.Template.Spec.Containers[0].Args[0])
+	wantWorker := []string{"juicefs", "mount", "<METAURL>", "/runtime-mnt/cache", "--cache-dir=/mnt/cache1:/mnt/cache2", "--cache-size=40960", "-o", "free-space-ratio=0.1"}
+	if diff := cmp.Diff(wantWorker, argv(sts.Spec.Template.Spec.Containers[0])); diff != "" {
+		t.Errorf("worker argv (-want +got):\n%s", diff)
 	}
 }
 
@@ -139,4 +151,11 @@ func TestPlacementConcernsWorkersOnly(t *testing.T) {
 			t.Errorf("Shared workers lost their preferred spread: %+v", p)
 		}
 	}
+}
+
+// argv is what the container's process receives: command then args, after
+// the kubelet's expansion.
+func argv(c corev1.Container) []string {
+	e := enginetest.Effective(c)
+	return append(append([]string{}, e.Command...), e.Args...)
 }

@@ -43,6 +43,9 @@ func cacheVolumes(ts datav1alpha1.TieredStore) ([]cacheVolume, error) {
 		}
 		for pi, p := range paths {
 			p = strings.TrimSpace(p)
+			if err := engines.CheckLine(field+".path", p); err != nil {
+				return nil, err
+			}
 			if !path.IsAbs(p) {
 				return nil, engines.Invalid("%s.path: %q is not an absolute path", field, p)
 			}

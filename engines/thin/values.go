@@ -12,6 +12,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 // chartValues are the values of charts/thin (see its values.yaml).
@@ -77,6 +78,10 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 	if res.FileSystemType == "" {
 		return nil, engines.Invalid("ThinRuntimeProfile %q: spec.fileSystemType is empty; the CSI plugin checks the FUSE mount by this type", rt.Spec.ProfileName)
 	}
+	// The options reach the FUSE program in MOUNT_OPTIONS, an option line.
+	if err := engines.CheckOptions("spec.fuse.options", res.Fuse.Options); err != nil {
+		return nil, engines.Invalid("%s: %w", where, err)
+	}
 	cfg, secrets, err := fuseConfig(ds, res.Fuse.Options)
 	if err != nil {
 		return nil, err
@@ -133,7 +138,8 @@ func fuse(ds *datav1alpha1.Dataset, rt *datav1alpha1.ThinRuntime, res Resolved, 
 		{Name: "FLUID_FUSE_MOUNTPOINT", Value: target},
 	}
 	if opts := optionString(f.Options); opts != "" {
-		builtin = append(builtin, corev1.EnvVar{Name: "MOUNT_OPTIONS", Value: opts})
+		// The kubelet expands $(VAR) in env values: the options pass as they are.
+		builtin = append(builtin, corev1.EnvVar{Name: "MOUNT_OPTIONS", Value: dataop.NoExpand(opts)})
 	}
 	c.Env = mergeByKey(builtin, f.Env, func(e corev1.EnvVar) string { return e.Name })
 	c.Ports, c.Resources, c.NodeSelector = f.Ports, f.Resources, sel
@@ -180,6 +186,11 @@ func common(field, where string, v datav1alpha1.VersionSpec, pullSecrets []corev
 	case corev1.PullAlways, corev1.PullNever, corev1.PullIfNotPresent:
 	default:
 		return container{}, engines.Invalid("%s: %s.imagePullPolicy %q is not Always, Never or IfNotPresent", where, field, policy)
+	}
+	for _, c := range []struct{ field, s string }{{field + ".image", v.Image}, {field + ".imageTag", v.ImageTag}} {
+		if err := engines.CheckLine(c.field, c.s); err != nil {
+			return container{}, engines.Invalid("%s: %w", where, err)
+		}
 	}
 	image := v.Image
 	if v.ImageTag != "" {

@@ -1,8 +1,11 @@
+{{- /* Every value reaches the manifests through toJson (a JSON string is a
+     YAML double-quoted scalar) or toYaml, never spliced as text. */ -}}
+
 {{- define "alluxio.labels" -}}
 app.kubernetes.io/name: alluxio
-app.kubernetes.io/instance: {{ .Values.name }}
+app.kubernetes.io/instance: {{ .Values.name | toJson }}
 app.kubernetes.io/managed-by: sluice
-fluid.io/dataset: {{ .Values.datasetID | quote }}
+fluid.io/dataset: {{ .Values.datasetID | toJson }}
 {{- end -}}
 
 {{- /* Labels of the workers: placement concerns cache workers only, so only
@@ -10,18 +13,18 @@ fluid.io/dataset: {{ .Values.datasetID | quote }}
      selects; FUSE and master pods must stay free to run beside any worker. */ -}}
 {{- define "alluxio.workerLabels" -}}
 {{ include "alluxio.labels" . }}
-fluid.io/dataset-placement: {{ .Values.placement }}
+fluid.io/dataset-placement: {{ .Values.placement | toJson }}
 {{- end -}}
 
 {{- /* image and pull policy of a container, from an image value */ -}}
 {{- define "alluxio.image" -}}
-image: {{ printf "%s:%s" .repository .tag | quote }}
-imagePullPolicy: {{ .pullPolicy }}
+image: {{ printf "%s:%s" .repository .tag | toJson }}
+imagePullPolicy: {{ .pullPolicy | toJson }}
 {{- end -}}
 
 {{- /* pod-level settings shared by every workload: . is the root context, .pod the workload's values */ -}}
 {{- define "alluxio.podSpec" -}}
-hostNetwork: {{ .pod.hostNetwork }}
+hostNetwork: {{ .pod.hostNetwork | toJson }}
 {{- if .pod.hostNetwork }}
 # Host-network pods still resolve the master's Service name.
 dnsPolicy: ClusterFirstWithHostNet
@@ -45,11 +48,11 @@ imagePullSecrets:
 {{- define "alluxio.podMetadata" -}}
 labels:
   {{- include (ternary "alluxio.workerLabels" "alluxio.labels" (default false .worker)) .root | nindent 2 }}
-  role: {{ .role }}
+  role: {{ .role | toJson }}
   {{- with .pod.labels }}{{ toYaml . | nindent 2 }}{{ end }}
 annotations:
   # Pods restart when the Alluxio configuration changes.
-  checksum/config: {{ include (print .root.Template.BasePath "/config-configmap.yaml") .root | sha256sum }}
+  checksum/config: {{ include (print .root.Template.BasePath "/config-configmap.yaml") .root | sha256sum | toJson }}
   {{- with .pod.annotations }}{{ toYaml . | nindent 2 }}{{ end }}
 {{- end -}}
 
@@ -57,7 +60,7 @@ annotations:
 {{- define "alluxio.configMounts" -}}
 - name: config
   mountPath: /opt/alluxio/conf/alluxio-site.properties
-  subPath: {{ .file }}
+  subPath: {{ .file | toJson }}
 {{- if .root.Values.prometheus }}
 - name: config
   mountPath: /opt/alluxio/conf/metrics.properties

@@ -1,8 +1,10 @@
+{{- /* Every value reaches the manifests through toJson. */ -}}
+
 {{- define "fake.labels" -}}
-app.kubernetes.io/name: {{ .Values.engine }}
-app.kubernetes.io/instance: {{ .Values.name }}
+app.kubernetes.io/name: {{ .Values.engine | toJson }}
+app.kubernetes.io/instance: {{ .Values.name | toJson }}
 app.kubernetes.io/managed-by: sluice
-fluid.io/dataset: {{ .Values.namespace }}-{{ .Values.name }}
+fluid.io/dataset: {{ printf "%s-%s" .Values.namespace .Values.name | toJson }}
 {{- end -}}
 
 {{- define "fake.statefulset" -}}
@@ -10,26 +12,26 @@ fluid.io/dataset: {{ .Values.namespace }}-{{ .Values.name }}
 apiVersion: apps/v1
 kind: StatefulSet
 metadata:
-  name: {{ $.Values.name }}-{{ $role }}
-  namespace: {{ $.Values.namespace }}
+  name: {{ printf "%s-%s" $.Values.name $role | toJson }}
+  namespace: {{ $.Values.namespace | toJson }}
   labels:
     {{- include "fake.labels" $ | nindent 4 }}
-    role: {{ $.Values.engine }}-{{ $role }}
+    role: {{ printf "%s-%s" $.Values.engine $role | toJson }}
 spec:
-  replicas: {{ $replicas }}
-  serviceName: {{ $.Values.name }}-{{ $role }}
+  replicas: {{ $replicas | toJson }}
+  serviceName: {{ printf "%s-%s" $.Values.name $role | toJson }}
   podManagementPolicy: Parallel
   selector:
     matchLabels:
-      app.kubernetes.io/instance: {{ $.Values.name }}
-      role: {{ $.Values.engine }}-{{ $role }}
+      app.kubernetes.io/instance: {{ $.Values.name | toJson }}
+      role: {{ printf "%s-%s" $.Values.engine $role | toJson }}
   template:
     metadata:
       labels:
         {{- include "fake.labels" $ | nindent 8 }}
-        role: {{ $.Values.engine }}-{{ $role }}
+        role: {{ printf "%s-%s" $.Values.engine $role | toJson }}
     spec:
       containers:
-        - name: {{ $role }}
-          image: {{ $.Values.image }}
+        - name: {{ $role | toJson }}
+          image: {{ $.Values.image | toJson }}
 {{- end -}}

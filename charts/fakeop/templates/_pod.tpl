@@ -1,6 +1,6 @@
 {{- define "fakeop.labels" -}}
 app.kubernetes.io/name: sluice-fakeop
-app.kubernetes.io/instance: {{ .Release.Name | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | toJson }}
 app.kubernetes.io/managed-by: sluice
 {{- end -}}
 
@@ -16,8 +16,8 @@ spec:
   {{- end }}
   containers:
     - name: operation
-      image: {{ .Values.image | quote }}
+      image: {{ .Values.image | toJson }}
       env:
         - name: OPERATION_KIND
-          value: {{ .Values.kind | quote }}
+          value: {{ .Values.kind | toJson }}
 {{- end -}}

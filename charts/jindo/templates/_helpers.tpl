@@ -1,9 +1,12 @@
+{{/* Every value reaches the manifests through toJson (a JSON string is a
+     YAML double-quoted scalar) or toYaml, never spliced as text. */}}
+
 {{/* Labels of every object and pod of the release; workers use jindo.workerLabels. */}}
 {{- define "jindo.labels" -}}
 app.kubernetes.io/name: jindo
-app.kubernetes.io/instance: {{ .Values.name }}
+app.kubernetes.io/instance: {{ .Values.name | toJson }}
 app.kubernetes.io/managed-by: sluice
-fluid.io/dataset: {{ .Values.datasetID }}
+fluid.io/dataset: {{ .Values.datasetID | toJson }}
 {{- end -}}
 
 {{/* Labels of the workers: placement concerns cache workers only, so only
@@ -11,7 +14,7 @@ fluid.io/dataset: {{ .Values.datasetID }}
      selects; FUSE and master pods must stay free to run beside any worker. */}}
 {{- define "jindo.workerLabels" -}}
 {{ include "jindo.labels" . }}
-fluid.io/dataset-placement: {{ .Values.placement }}
+fluid.io/dataset-placement: {{ .Values.placement | toJson }}
 {{- end -}}
 
 {{/* dnsPolicy that still resolves cluster names on the host network. */}}
@@ -29,12 +32,12 @@ fluid.io/dataset-placement: {{ .Values.placement }}
 - {name: credentials, mountPath: /token, readOnly: true}
 {{- end }}
 {{- range .Values.ufsVolumes }}
-- name: {{ .name }}
-  mountPath: {{ .mountPath | quote }}
+- name: {{ .name | toJson }}
+  mountPath: {{ .mountPath | toJson }}
   {{- with .subPath }}
-  subPath: {{ . | quote }}
+  subPath: {{ . | toJson }}
   {{- end }}
-  readOnly: {{ .readOnly }}
+  readOnly: {{ .readOnly | toJson }}
 {{- end }}
 {{- end -}}
 
@@ -42,32 +45,32 @@ fluid.io/dataset-placement: {{ .Values.placement }}
 {{- define "jindo.sharedVolumes" -}}
 - name: config
   configMap:
-    name: {{ .Values.name }}-config
+    name: {{ printf "%s-config" .Values.name | toJson }}
 {{- with .Values.credentials }}
 - name: credentials
   {{- if .secret }}
   secret:
-    secretName: {{ .secret }}
+    secretName: {{ .secret | toJson }}
   {{- else }}
   projected:
     sources:
       {{- range .items }}
       - secret:
-          name: {{ .secret }}
+          name: {{ .secret | toJson }}
           items:
-            - {key: {{ .key | quote }}, path: {{ .path }}}
+            - {key: {{ .key | toJson }}, path: {{ .path | toJson }}}
       {{- end }}
   {{- end }}
 {{- end }}
 {{- range .Values.ufsVolumes }}
-- name: {{ .name }}
+- name: {{ .name | toJson }}
   {{- if .claimName }}
   persistentVolumeClaim:
-    claimName: {{ .claimName }}
-    readOnly: {{ .readOnly }}
+    claimName: {{ .claimName | toJson }}
+    readOnly: {{ .readOnly | toJson }}
   {{- else }}
   hostPath:
-    path: {{ .hostPath | quote }}
+    path: {{ .hostPath | toJson }}
     type: Directory
   {{- end }}
 {{- end }}
@@ -95,14 +98,26 @@ tolerations:
 {{/* The component's own environment variables (a map, sorted). */}}
 {{- define "jindo.userEnv" -}}
 {{- range $k, $v := .env }}
-- name: {{ $k }}
-  value: {{ $v | quote }}
+- name: {{ $k | toJson }}
+  value: {{ $v | toJson }}
 {{- end }}
 {{- end -}}
 
-{{/* One INI section's "key = value" lines. */}}
+{{/* One INI section's "key = value" lines (the engine refuses line
+     breaks in keys and values); the file reaches the manifest via toYaml. */}}
 {{- define "jindo.section" -}}
 {{- range $k, $v := . }}
 {{ $k }} = {{ $v }}
 {{- end }}
+{{- end -}}
+
+{{/* Text escaped for an XML element. */}}
+{{- define "jindo.xml" -}}
+{{ . | replace "&" "&amp;" | replace "<" "&lt;" | replace ">" "&gt;" }}
+{{- end -}}
+
+{{/* The image and pull policy of a container, from an image value. */}}
+{{- define "jindo.image" -}}
+image: {{ printf "%s:%s" .repository .tag | toJson }}
+imagePullPolicy: {{ .pullPolicy | toJson }}
 {{- end -}}

@@ -1,8 +1,11 @@
+{{- /* Every value reaches the manifests through toJson (a JSON string is a
+     YAML double-quoted scalar) or toYaml, never spliced as text. */ -}}
+
 {{- define "thin.labels" -}}
 app.kubernetes.io/name: thin
-app.kubernetes.io/instance: {{ .Values.name | quote }}
+app.kubernetes.io/instance: {{ .Values.name | toJson }}
 app.kubernetes.io/managed-by: sluice
-fluid.io/dataset: {{ .Values.datasetId | quote }}
+fluid.io/dataset: {{ .Values.datasetId | toJson }}
 {{- end -}}
 
 {{- /* Labels of the workers: placement concerns cache workers only, so only
@@ -10,7 +13,7 @@ fluid.io/dataset: {{ .Values.datasetId | quote }}
      selects; FUSE pods must stay free to run beside any worker. */ -}}
 {{- define "thin.workerLabels" -}}
 {{ include "thin.labels" . }}
-fluid.io/dataset-placement: {{ .Values.placement | quote }}
+fluid.io/dataset-placement: {{ .Values.placement | toJson }}
 {{- end -}}
 
 {{- /* The chart's mounts shared by FUSE and workers: config, secrets, cache. */ -}}
@@ -19,47 +22,47 @@ fluid.io/dataset-placement: {{ .Values.placement | quote }}
   mountPath: /etc/fluid/config
   readOnly: true
 {{- range .Values.secrets }}
-- name: {{ .volume }}
-  mountPath: {{ .mountPath | quote }}
+- name: {{ .volume | toJson }}
+  mountPath: {{ .mountPath | toJson }}
   readOnly: true
 {{- end }}
 {{- range .Values.cache }}
-- name: {{ .name }}
-  mountPath: {{ .path | quote }}
+- name: {{ .name | toJson }}
+  mountPath: {{ .path | toJson }}
 {{- end }}
 {{- end -}}
 
 {{- define "thin.sharedVolumes" -}}
 - name: thin-config
   configMap:
-    name: {{ printf "%s-fuse-config" .Values.name | quote }}
+    name: {{ printf "%s-fuse-config" .Values.name | toJson }}
     items:
       - {key: config.json, path: config.json}
 {{- range .Values.secrets }}
-- name: {{ .volume }}
+- name: {{ .volume | toJson }}
   secret:
-    secretName: {{ .secretName | quote }}
+    secretName: {{ .secretName | toJson }}
     items:
       {{- range .keys }}
-      - {key: {{ . | quote }}, path: {{ . | quote }}}
+      - {key: {{ . | toJson }}, path: {{ . | toJson }}}
       {{- end }}
 {{- end }}
 {{- range .Values.cache }}
-- name: {{ .name }}
+- name: {{ .name | toJson }}
   {{- if eq .type "emptyDir" }}
   {{- if not (or .medium .sizeLimit) }}
   emptyDir: {}
   {{- else }}
   emptyDir:
     {{- with .medium }}
-    medium: {{ . }}
+    medium: {{ . | toJson }}
     {{- end }}
     {{- with .sizeLimit }}
-    sizeLimit: {{ . | quote }}
+    sizeLimit: {{ . | toJson }}
     {{- end }}
   {{- end }}
   {{- else }}
-  hostPath: {path: {{ .path | quote }}, type: DirectoryOrCreate}
+  hostPath: {path: {{ .path | toJson }}, type: DirectoryOrCreate}
   {{- end }}
 {{- end }}
 {{- end -}}
