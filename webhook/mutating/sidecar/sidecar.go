@@ -53,20 +53,24 @@ func templateFor(vols []snapshot.DatasetVolume, volume string) *snapshot.FuseTem
 
 // rewrite turns the named PVC volume into a hostPath volume and gives every
 // mount of it HostToContainer propagation, so that the app containers see
-// the sidecar's FUSE mount.
+// the sidecar's FUSE mount. A claim the Pod mounted read-only
+// (persistentVolumeClaim.readOnly) stays read-only in every mount: the
+// hostPath volume has no such flag of its own.
 func rewrite(pod *corev1.Pod, rw decision.VolumeRewrite) error {
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
 		if v.Name != rw.Volume {
 			continue
 		}
+		readOnly := v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
 		v.VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: rw.HostPath}}
 		mode := corev1.MountPropagationHostToContainer
 		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 			for c := range cs {
 				for m := range cs[c].VolumeMounts {
-					if cs[c].VolumeMounts[m].Name == rw.Volume {
-						cs[c].VolumeMounts[m].MountPropagation = &mode
+					if mount := &cs[c].VolumeMounts[m]; mount.Name == rw.Volume {
+						mount.MountPropagation = &mode
+						mount.ReadOnly = mount.ReadOnly || readOnly
 					}
 				}
 			}

@@ -196,3 +196,30 @@ func TestMountinfoEscape(t *testing.T) {
 		t.Fatalf("escape = %s", got)
 	}
 }
+
+// TestAReadOnlyClaimStaysReadOnly (reliability audit M3): a claim the Pod
+// mounts read-only is still read-only in every mount once it is rewritten
+// to the FUSE hostPath; the rewrite used to drop the flag, so sidecar Pods
+// could write to a shared dataset.
+func TestAReadOnlyClaimStaysReadOnly(t *testing.T) {
+	p := appPod()
+	p.Spec.Volumes[0].PersistentVolumeClaim.ReadOnly = true
+	p.Spec.InitContainers = []corev1.Container{{Name: "prepare", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/in"}}}}
+	if err := (Mutator{}).Mutate(p, decide(decision.ContainerSidecar, false, false), vols()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+		for _, m := range c.VolumeMounts {
+			if m.Name == "data" && !m.ReadOnly {
+				t.Errorf("container %s mounts the read-only claim writable at %s", c.Name, m.MountPath)
+			}
+		}
+	}
+	writable := appPod()
+	if err := (Mutator{}).Mutate(writable, decide(decision.ContainerSidecar, false, false), vols()); err != nil {
+		t.Fatal(err)
+	}
+	if writable.Spec.Containers[0].VolumeMounts[0].ReadOnly {
+		t.Error("a claim mounted writable became read-only")
+	}
+}
