@@ -3,6 +3,7 @@ package cacheruntime
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"strconv"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // at a time and within scrapeBudget, and returns the summed figures as cacheStates (sized by
 // workersReady), also written to the Dataset's status. Pods that are not
 // running or do not answer are skipped (and logged); with none answering
-// it returns nil and the last figures stay.
+// only the capacity is reported (reportCapacity) and the other figures stay.
 func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, workersReady int32) (datav1alpha1.CacheStateList, error) {
 	src, ok := eng.CacheMetrics(rt)
 	if !ok {
@@ -62,8 +63,9 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		})
 	}
 	_ = g.Wait()
+	capacity := cacheCapacity(rt, workersReady)
 	if n == 0 {
-		return nil, nil
+		return r.reportCapacity(ctx, ds, capacity)
 	}
 	if src.ClusterWide {
 		sum = top
@@ -71,7 +73,12 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		// Each client caches on its own node: report the mean per node.
 		sum.CachedBytes /= float64(n)
 	}
-	states := engines.CacheStates(sum, cacheCapacity(rt, workersReady), quantityBytes(ds.Status.UfsTotal))
+	return r.writeCacheStates(ctx, ds, engines.CacheStates(sum, capacity, quantityBytes(ds.Status.UfsTotal)))
+}
+
+// writeCacheStates writes states to the Dataset's status, unless it holds
+// them already, and returns them.
+func (r *Reconciler) writeCacheStates(ctx context.Context, ds *datav1alpha1.Dataset, states datav1alpha1.CacheStateList) (datav1alpha1.CacheStateList, error) {
 	if equality.Semantic.DeepEqual(ds.Status.CacheStates, states) {
 		return states, nil
 	}
@@ -100,6 +107,23 @@ func (r *Reconciler) scrape(ctx context.Context, src engines.MetricsSource, host
 		}
 	}
 	return engines.CacheCounters{}, errors.Join(errs...)
+}
+
+// reportCapacity is observeCache when no pod answered: the cache's
+// capacity is known from the tieredstore and the ready workers without
+// any, so it is reported (as Fluid shows it once the Dataset is bound);
+// the figures only pods know stay as they were, absent until one answers.
+// nil when there is no capacity to tell.
+func (r *Reconciler) reportCapacity(ctx context.Context, ds *datav1alpha1.Dataset, capacity int64) (datav1alpha1.CacheStateList, error) {
+	if capacity <= 0 {
+		return nil, nil
+	}
+	states := maps.Clone(ds.Status.CacheStates)
+	if states == nil {
+		states = datav1alpha1.CacheStateList{}
+	}
+	states[datav1alpha1.CacheCapacity] = engines.FormatBytes(capacity)
+	return r.writeCacheStates(ctx, ds, states)
 }
 
 // metricsPort is the pod's container port of the given name, or 0.

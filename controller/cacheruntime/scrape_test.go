@@ -3,6 +3,7 @@ package cacheruntime
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,5 +119,40 @@ func TestScrapingIsBounded(t *testing.T) {
 	}
 	if m := most.Load(); m > scrapeConcurrency || m < 2 {
 		t.Errorf("%d pods read at most %d at once, want between 2 and %d", 3*scrapeConcurrency, m, scrapeConcurrency)
+	}
+}
+
+// TestCapacityIsReportedWithoutMetrics: a bound runtime whose pods do not
+// answer (none started yet, as in the simulated cluster) still reports its
+// cache capacity, from the tieredstore and the ready workers; the figures
+// only the pods know stay as they were.
+func TestCapacityIsReportedWithoutMetrics(t *testing.T) {
+	for name, tc := range map[string]struct {
+		stored, want datav1alpha1.CacheStateList
+	}{
+		"nothing reported yet": {nil, datav1alpha1.CacheStateList{datav1alpha1.CacheCapacity: "20GiB"}},
+		"earlier figures": {datav1alpha1.CacheStateList{datav1alpha1.Cached: "1KiB", datav1alpha1.CacheCapacity: "10GiB"},
+			datav1alpha1.CacheStateList{datav1alpha1.Cached: "1KiB", datav1alpha1.CacheCapacity: "20GiB"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}, Status: datav1alpha1.DatasetStatus{CacheStates: tc.stored}}
+			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds).WithStatusSubresource(ds).Build()
+			eng := reporter("rpc", []string{"/metrics"})
+			r := &Reconciler{Client: api, Engine: eng}
+			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
+			quota := resource.MustParse("10Gi")
+			rt.Spec.TieredStore.Levels = []datav1alpha1.Level{{MediumType: datav1alpha1.SSD, Path: "/ssd", Quota: &quota}}
+			states, err := r.observeCache(context.Background(), eng, ds, rt, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := &datav1alpha1.Dataset{}
+			if err := api.Get(context.Background(), types.NamespacedName{Namespace: "ns", Name: "ds"}, stored); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(states, tc.want) || !maps.Equal(stored.Status.CacheStates, tc.want) {
+				t.Errorf("reported %v, stored %v; want %v", states, stored.Status.CacheStates, tc.want)
+			}
+		})
 	}
 }

@@ -84,20 +84,26 @@ func (s *story) datasetBound(ctx context.Context) error {
 		return err
 	}
 	s.say("node label %s=true on %v, exactly the workers' nodes", key, labelled)
-	s.reportCacheStates(ds)
-	return nil
+	return s.reportCacheStates(ctx, ns, dataset)
 }
 
-// reportCacheStates prints the cache states the controller reported. JuiceFS
-// reports its cache from its FUSE clients' metrics; FUSE pods start on a
-// node when the CSI plugin stages a volume there, and no kubelet (so no
-// CSI) runs in the dev cluster, so only the capacity side is known.
-func (s *story) reportCacheStates(ds *datav1alpha1.Dataset) {
-	if len(ds.Status.CacheStates) == 0 {
-		s.say("cache states: none yet (JuiceFS reports them from its FUSE clients, which start when the CSI plugin stages a volume; no kubelet or CSI runs here)")
-		return
+// reportCacheStates waits for the cache states the controller reports and
+// prints them. The capacity comes from the tieredstore and the ready
+// workers; the cached figures from JuiceFS's FUSE clients' metrics, and
+// FUSE pods start on a node when the CSI plugin stages a volume there: no
+// kubelet (so no CSI) runs in the dev cluster, so only the capacity is
+// known here.
+func (s *story) reportCacheStates(ctx context.Context, ns, dataset string) error {
+	ds := &datav1alpha1.Dataset{}
+	err := s.waitFor(ctx, 30*time.Second, "the cache states", func() (bool, string, error) {
+		err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: dataset}, ds)
+		return err == nil && ds.Status.CacheStates[datav1alpha1.CacheCapacity] != "", fmt.Sprintf("%v", ds.Status.CacheStates), err
+	})
+	if err != nil {
+		return err
 	}
-	s.say("cache states: %v", ds.Status.CacheStates)
+	s.say("cache states: %v (cached figures come from JuiceFS's FUSE clients, which start when the CSI plugin stages a volume; no kubelet or CSI runs here)", ds.Status.CacheStates)
+	return nil
 }
 
 func nodesLabelled(ctx context.Context, c client.Client, key string) ([]string, error) {
