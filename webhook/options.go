@@ -70,7 +70,7 @@ func NewOptions() *Options {
 		MetricsAddr:        ":8080",
 		ProbeAddr:          ":8081",
 		PolicyNamespaces:   []string{ns},
-		MaxRequestBytes:    3 << 20,
+		MaxRequestBytes:    7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
 		NativeSidecars:     "auto",
 		DecisionCacheSize:  4096,
 		ClaimGracePeriod:   30 * time.Second,

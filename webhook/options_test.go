@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"context"
+	"crypto/tls"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,5 +74,25 @@ func TestSpecialisePoliciesFlag(t *testing.T) {
 		if built := builds(t) > before; built != tt.want {
 			t.Errorf("%v: specialised queries built: %v, want %v", tt.args, built, tt.want)
 		}
+	}
+}
+
+// TestRequestLimitFitsAnUpdate (reliability audit L1): an UPDATE review
+// carries the object and its old version, so the default body limit must
+// admit two objects of the size etcd stores (about 1.5 MiB each) with room
+// to spare; it was 3 MiB, and a large object's UPDATE (a finalizer's
+// removal included) got 413, which failurePolicy Fail turns into a refusal.
+func TestRequestLimitFitsAnUpdate(t *testing.T) {
+	if got := NewOptions().MaxRequestBytes; got < 2*(3<<19)+(1<<20) {
+		t.Errorf("default --max-request-bytes %d: an UPDATE of a 1.5 MiB object does not fit", got)
+	}
+}
+
+// TestWebhookServesHTTP1AndTLS12Up (reliability audit L11).
+func TestWebhookServesHTTP1AndTLS12Up(t *testing.T) {
+	c := &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
+	hardenTLS(c)
+	if !slices.Equal(c.NextProtos, []string{"http/1.1"}) || c.MinVersion != tls.VersionTLS12 {
+		t.Errorf("NextProtos %v, MinVersion %x", c.NextProtos, c.MinVersion)
 	}
 }

@@ -37,7 +37,9 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 	}
 	want := map[string]bool{}
 	for i := range pods.Items {
-		if p := &pods.Items[i]; p.Spec.NodeName != "" && podReady(p) {
+		// Only the StatefulSet's own pods: a pod that merely carries its
+		// labels does not make its node a cache node.
+		if p := &pods.Items[i]; p.Spec.NodeName != "" && podReady(p) && controlledBy(p, sts) {
 			want[p.Spec.NodeName] = true
 		}
 	}
@@ -55,6 +57,12 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 			{Key: key.CacheLabelKey(), Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}},
 		}}},
 	}}, nil
+}
+
+// controlledBy reports whether owner is pod's controller (by UID).
+func controlledBy(pod *corev1.Pod, owner metav1.Object) bool {
+	ref := metav1.GetControllerOf(pod)
+	return ref != nil && ref.UID == owner.GetUID()
 }
 
 // unlabelNodes removes labels (the Dataset's cacheLabels) from the nodes

@@ -199,7 +199,7 @@ func componentVerdict(c *counts, none, ready, notReady, what string) verdict {
 func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
 	conds := slices.Clone(prev)
 	set := func(typ string, v verdict) {
-		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: v.message,
+		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: datav1alpha1.ConditionMessage(v.message),
 			ObservedGeneration: o.generation, LastTransitionTime: metav1.NewTime(o.now)})
 	}
 	decided := roots(o)

@@ -1,6 +1,7 @@
 package cacheruntime
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -236,5 +237,22 @@ func TestBoundDatasetKeepsDataMigrating(t *testing.T) {
 		if got := boundDatasetStatus(ds, rt, "juicefs").Phase; got != want {
 			t.Errorf("binding a Dataset in phase %q: %q, want %q", phase, got, want)
 		}
+	}
+}
+
+// TestLongMessagesAreCut (reliability audit L6): a 40 KiB error (a Helm
+// failure) reaches the conditions cut to what the API server accepts, so
+// the status that reports it can be written.
+func TestLongMessagesAreCut(t *testing.T) {
+	huge := strings.Repeat("x", 40<<10)
+	conds := conditions(nil, observations{now: time.Now(), dataset: "ns/ds",
+		datasetFound: &datasetFound{exists: true}, engine: &engineVerdict{reason: ReasonReleaseFailed, message: huge}})
+	for _, c := range conds {
+		if len(c.Message) > datav1alpha1.MaxConditionMessage {
+			t.Errorf("condition %s: message of %d bytes", c.Type, len(c.Message))
+		}
+	}
+	if c := meta.FindStatusCondition(conds, ConditionReady); c == nil || c.Reason != ReasonReleaseFailed || !strings.HasPrefix(c.Message, "xxx") {
+		t.Fatalf("Ready = %+v", c)
 	}
 }

@@ -50,12 +50,21 @@ type restGetter struct {
 
 func (g *restGetter) ToRESTConfig() (*rest.Config, error) { return rest.CopyConfig(g.d.cfg), nil }
 
+// ToDiscoveryClient initialises the discovery first: the Go spec leaves
+// open whether a return list's operands are read before or after a call
+// among them.
 func (g *restGetter) ToDiscoveryClient() (discovery.CachedDiscoveryInterface, error) {
-	return g.d.dc, g.d.init()
+	if err := g.d.init(); err != nil {
+		return nil, err
+	}
+	return g.d.dc, nil
 }
 
 func (g *restGetter) ToRESTMapper() (meta.RESTMapper, error) {
-	return g.d.mapper, g.d.init()
+	if err := g.d.init(); err != nil {
+		return nil, err
+	}
+	return g.d.mapper, nil
 }
 
 func (g *restGetter) ToRawKubeConfigLoader() clientcmd.ClientConfig {

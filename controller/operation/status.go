@@ -103,7 +103,7 @@ func operationStatus(prev *datav1alpha1.OperationStatus, o observations) *datav1
 	s.ObservedGeneration = o.generation
 	set := func(typ string, v *verdict) {
 		if v != nil {
-			meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: v.message,
+			meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: datav1alpha1.ConditionMessage(v.message),
 				ObservedGeneration: o.generation, LastTransitionTime: metav1.NewTime(o.now)})
 		}
 	}

@@ -22,7 +22,8 @@ func workerPod(t *testing.T, sts *appsv1.StatefulSet, name, node string, ready b
 	t.Helper()
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Selector.MatchLabels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Selector.MatchLabels,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))}},
 		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}},
 	}
 	if err := env.Client.Create(ctx, p); err != nil {
@@ -52,7 +53,7 @@ func setPodReady(t *testing.T, p *corev1.Pod, ready bool) {
 func TestJuiceFSNodeCacheLabels(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
-	nodes := []string{ns + "-n1", ns + "-n2"}
+	nodes := []string{ns + "-n1", ns + "-n2", ns + "-n3"}
 	for _, n := range nodes {
 		if err := env.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"fluid.io/s-h-juicefs-t-other-ds": "1GiB"}}}); err != nil {
 			t.Fatal(err)
@@ -112,6 +113,16 @@ func TestJuiceFSNodeCacheLabels(t *testing.T) {
 		t.Fatalf("cacheAffinity = %+v", runtime.Status.CacheAffinity)
 	}
 
+	// A ready pod that only looks like a worker (the selector's labels, no
+	// controller) does not make its node a cache node (reliability audit
+	// L12); the next reconcile, for w1 below, would label it if it did.
+	lookalike := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "lookalike", Namespace: ns, Labels: sts.Spec.Selector.MatchLabels},
+		Spec: corev1.PodSpec{NodeName: nodes[2], Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}}}
+	if err := env.Client.Create(ctx, lookalike); err != nil {
+		t.Fatal(err)
+	}
+	setPodReady(t, lookalike, true)
+
 	// A worker that stops being ready no longer advertises its node.
 	setPodReady(t, w1, false)
 	eventually(t, 20*time.Second, "the unready worker's node loses the labels", func() bool {
@@ -120,6 +131,9 @@ func TestJuiceFSNodeCacheLabels(t *testing.T) {
 	})
 	if !hasAll(nodes[0]) {
 		t.Fatalf("the ready worker's node lost labels: %v", labelsOf(nodes[0]))
+	}
+	if l := labelsOf(nodes[2]); l[cache] != "" {
+		t.Fatalf("the node of a pod that only looks like a worker was labelled: %v", l)
 	}
 
 	if err := env.Client.Delete(ctx, runtime); err != nil {

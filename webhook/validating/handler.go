@@ -59,6 +59,11 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		}
 		return h.validate(ctx, req, Request{Kind: kind, Operation: string(admissionv1.Update), Object: obj, Raw: raw, Old: old, OldRaw: oldRaw})
 	}
+	if req.SubResource != "" {
+		// Only /scale changes what the rules judge; a status write is the
+		// controller's report, not a spec change.
+		return admission.Allowed("the " + req.SubResource + " subresource is not validated")
+	}
 	if req.Kind.Group != datav1alpha1.GroupName {
 		return admission.Allowed("not a Sluice object")
 	}

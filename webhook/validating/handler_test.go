@@ -67,3 +67,25 @@ func TestFinalizerUpdatesAreAdmitted(t *testing.T) {
 		t.Fatalf("removing the finalizer was refused: %+v", resp.Result)
 	}
 }
+
+// TestStatusWritesAreNotJudged (reliability audit L2): an UPDATE of a
+// subresource other than scale (the controller's status writes, should a
+// configuration send them) is admitted without evaluating the rules as if
+// it were a spec change. The handler here has no pipeline, so evaluating
+// would panic.
+func TestStatusWritesAreNotJudged(t *testing.T) {
+	b, err := json.Marshal(&datav1alpha1.JuiceFSRuntime{TypeMeta: metav1.TypeMeta{APIVersion: datav1alpha1.GroupVersion.String(), Kind: "JuiceFSRuntime"},
+		ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: "n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Handler{Scheme: sluicescheme.New()}
+	resp := h.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Kind:     metav1.GroupVersionKind{Group: datav1alpha1.GroupName, Version: "v1alpha1", Kind: "JuiceFSRuntime"},
+		Resource: metav1.GroupVersionResource{Group: datav1alpha1.GroupName, Version: "v1alpha1", Resource: "juicefsruntimes"}, SubResource: "status",
+		Operation: admissionv1.Update, Namespace: "n", Name: "r", Object: runtime.RawExtension{Raw: b}, OldObject: runtime.RawExtension{Raw: b},
+	}})
+	if !resp.Allowed || resp.Result == nil || resp.Result.Message != "the status subresource is not validated" {
+		t.Fatalf("a status write: allowed %v, %+v", resp.Allowed, resp.Result)
+	}
+}
