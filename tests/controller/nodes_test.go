@@ -24,7 +24,7 @@ func workerPod(t *testing.T, sts *appsv1.StatefulSet, name, node string, ready b
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Selector.MatchLabels,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))}},
-		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}},
 	}
 	if err := env.Client.Create(ctx, p); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@ func TestBindingWriteBudget(t *testing.T) {
 		"PUT juicefsruntimes":          1, // the finalizer
 		"PATCH juicefsruntimes/status": 2, // waiting, then Ready
 		"PATCH datasets":               1, // the Dataset's finalizer
-		"PATCH datasets/status":        2, // NotBound, then Bound
+		"PATCH datasets/status":        3, // NotBound, Bound, then its cache capacity (no engine pod answers here)
 		"POST secrets":                 1, // Helm's release record, pending…
 		"PUT secrets":                  1, // …then deployed
 		"POST statefulsets":            1, // the chart: workers
