@@ -20,6 +20,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
 )
@@ -54,8 +55,12 @@ type Reconciler struct {
 	now func() time.Time
 
 	nodes nodeStates
-	// writes spares reconciles a cache behind this reconciler's writes.
-	writes ownWrites
+	// writes spares a reconcile whose cache does not show this
+	// reconciler's last write of the runtime yet a refused status patch and
+	// a live read (an optimisation: the resourceVersion precondition of
+	// writeStatus keeps it correct without): such a reconcile works from
+	// the runtime the write returned, which the server holds at least.
+	writes ownwrites.Memory[datav1alpha1.RuntimeObject]
 	chart  helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo
@@ -114,11 +119,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	rt := r.Engine.NewObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.writes.forget(req.NamespacedName)
+			r.writes.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	rt = r.writes.current(req.NamespacedName, rt)
+	if latest, behind := r.writes.Behind(req.NamespacedName, rt.GetResourceVersion()); behind {
+		rt = latest.DeepCopyObject().(datav1alpha1.RuntimeObject)
+	}
 	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
 	defer func() {
 		if s.report && retErr == nil {
@@ -167,7 +174,7 @@ func (r *Reconciler) update(ctx context.Context, rt datav1alpha1.RuntimeObject) 
 	if err := r.Client.Update(ctx, rt); err != nil {
 		return err
 	}
-	r.writes.wrote(client.ObjectKeyFromObject(rt), replaced, rt)
+	r.writes.Wrote(client.ObjectKeyFromObject(rt), replaced, rt.DeepCopyObject().(datav1alpha1.RuntimeObject))
 	return nil
 }
 

@@ -93,30 +93,6 @@ func TestCacheBehindOwnWrites(t *testing.T) {
 	}
 }
 
-// TestOwnWritesForgetOnceTheCacheCatchesUp: the memory serves only versions
-// the reconciler's writes replaced; the next version read (the cache caught
-// up, or someone else wrote) drops it.
-func TestOwnWritesForgetOnceTheCacheCatchesUp(t *testing.T) {
-	key := types.NamespacedName{Namespace: "n", Name: "d"}
-	at := func(rv string) *datav1alpha1.AlluxioRuntime {
-		return &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", ResourceVersion: rv}}
-	}
-	var w ownWrites
-	w.wrote(key, "1", at("2"))
-	w.wrote(key, "2", at("3"))
-	for _, cached := range []string{"1", "2"} {
-		if got := w.current(key, at(cached)).GetResourceVersion(); got != "3" {
-			t.Errorf("cache at %s: works from %s, want the last write's 3", cached, got)
-		}
-	}
-	if got := w.current(key, at("4")).GetResourceVersion(); got != "4" {
-		t.Errorf("cache at 4 (a write by someone else): works from %s, want 4", got)
-	}
-	if got := w.current(key, at("1")).GetResourceVersion(); got != "1" {
-		t.Errorf("after the cache caught up the memory is gone, yet version 1 became %s", got)
-	}
-}
-
 // countingReader counts the Gets of a reader.
 type countingReader struct {
 	client.Reader

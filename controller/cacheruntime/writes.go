@@ -35,7 +35,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		err := r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
-			r.writes.wrote(client.ObjectKeyFromObject(obj), stored.GetResourceVersion(), obj)
+			r.writes.Wrote(client.ObjectKeyFromObject(obj), stored.GetResourceVersion(), obj.DeepCopyObject().(datav1alpha1.RuntimeObject))
 			if e, ok := readyEvent(meta.FindStatusCondition(prev.Conditions, ConditionReady), meta.FindStatusCondition(next.Conditions, ConditionReady)); ok {
 				r.event(s.rt, e.typ, e.reason, "Reconcile", "%s", e.note)
 			}

@@ -15,6 +15,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -53,8 +54,9 @@ type Reconciler struct {
 
 	claimer *claim.Claimer
 	charts  helm.ChartCache
-	// writes remembers the versions this reconciler's writes replaced.
-	writes ownWrites
+	// writes remembers the versions this reconciler's writes replaced, and
+	// when (ownwrites.go).
+	writes ownwrites.Memory[time.Time]
 }
 
 func (r *Reconciler) clock() time.Time {
@@ -110,11 +112,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 	}
 	if err := r.Client.Get(ctx, req.NamespacedName, op); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.writes.forget(req.NamespacedName)
+			r.writes.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if r.writes.behind(req.NamespacedName, op.GetResourceVersion(), r.clock()) {
+	if at, behind := r.writes.Behind(req.NamespacedName, op.GetResourceVersion()); behind && r.clock().Sub(at) < trustOwnWrite {
 		// The cache shows the version this reconciler's last write
 		// replaced; the write's update event wakes the next reconcile.
 		return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -126,7 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		if err := r.Client.Update(ctx, op); err != nil {
 			return ctrl.Result{}, err
 		}
-		r.writes.wrote(req.NamespacedName, replaced, r.clock())
+		r.writes.Wrote(req.NamespacedName, replaced, r.clock())
 	}
 	if over(op) {
 		return r.reconcileOver(ctx, op)

@@ -35,7 +35,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (skipped bool, _
 		err := r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
 		switch {
 		case err == nil:
-			r.writes.wrote(client.ObjectKeyFromObject(s.op), stored.GetResourceVersion(), r.clock())
+			r.writes.Wrote(client.ObjectKeyFromObject(s.op), stored.GetResourceVersion(), r.clock())
 			if sum, typ, ok := transition(prev, next); ok {
 				r.event(s.op, typ, sum.reason, string(sum.phase), "%s", sum.message)
 			}

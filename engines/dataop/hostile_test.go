@@ -1,8 +1,6 @@
 package dataop_test
 
 import (
-	"encoding/json"
-	"sort"
 	"strings"
 	"testing"
 
@@ -190,7 +188,7 @@ func TestHostileStringsArriveAsData(t *testing.T) {
 				t.Fatal(err)
 			}
 			op := enginetest.RenderOperation(t, rel, "hostile", "team-a")
-			manifest := stringsOf(t, op.Job, op.CronJob, op.Files, op.Workers, op.WorkersService)
+			manifest := enginetest.StringsOf(t, op.Job, op.CronJob, op.Files, op.Workers, op.WorkersService)
 			var containers []corev1.Container
 			workers := []corev1.Container{}
 			if op.Workers != nil {
@@ -199,7 +197,7 @@ func TestHostileStringsArriveAsData(t *testing.T) {
 			for _, c := range append(op.Containers(), workers...) {
 				containers = append(containers, enginetest.Effective(c))
 			}
-			effective := stringsOf(t, containers)
+			effective := enginetest.StringsOf(t, containers)
 			for _, want := range tc.want.effective {
 				if !containsString(effective, want) {
 					t.Errorf("no command line carries %q whole; they are:\n%s", want, strings.Join(effective, "\n"))
@@ -257,41 +255,6 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		_, err := e.ops.Operation(engines.OperationRequest{Op: tc.op, Dataset: e.dataset(), Runtime: e.runtime})
 		enginetest.WantInvalid(t, err, tc.field)
 	}
-}
-
-// stringsOf is every string in the objects, map keys included.
-func stringsOf(t *testing.T, objs ...any) []string {
-	t.Helper()
-	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case string:
-			out = append(out, x)
-		case map[string]any:
-			for k, e := range x {
-				out = append(out, k)
-				walk(e)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	for _, o := range objs {
-		data, err := json.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		walk(v)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // containsString says whether one of the strings holds want whole.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func DecodeRelease(t testing.TB, out map[string]string, namespace string, want m
 			t.Fatalf("%s does not decode strictly into a %s: %v\n%s", tpl, kind, err, docs[0])
 		}
 		r.Objects[tpl] = obj
-		r.Strings = append(r.Strings, stringsOf(t, obj)...)
+		r.Strings = append(r.Strings, StringsOf(t, obj)...)
 		if pod != nil {
 			for _, c := range append(slices.Clone(pod.InitContainers), pod.Containers...) {
 				e := Effective(c)
@@ -165,17 +166,10 @@ func documents(t testing.TB, manifest string) [][]byte {
 	}
 }
 
-// stringsOf is every string in obj, map keys included.
-func stringsOf(t testing.TB, obj any) []string {
+// StringsOf is every string in the objects (as JSON), map keys included,
+// sorted.
+func StringsOf(t testing.TB, objs ...any) []string {
 	t.Helper()
-	data, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatal(err)
-	}
 	var out []string
 	var walk func(v any)
 	walk = func(v any) {
@@ -193,6 +187,17 @@ func stringsOf(t testing.TB, obj any) []string {
 			}
 		}
 	}
-	walk(v)
+	for _, o := range objs {
+		data, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		walk(v)
+	}
+	sort.Strings(out)
 	return out
 }

@@ -52,7 +52,7 @@ func datasetObjects(ns, name string) []client.Object {
 		Labels: map[string]string{datav1alpha1.LabelDatasetID: ns + "-" + name}}, Spec: corev1.PersistentVolumeClaimSpec{VolumeName: ns + "-" + name}}
 	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"},
 		Status: datav1alpha1.DatasetStatus{Phase: datav1alpha1.BoundDatasetPhase, Runtimes: []datav1alpha1.Runtime{{Name: name, Namespace: ns, Type: "juicefs"}}}}
-	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name, ResourceVersion: "1"}}
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name, ResourceVersion: "1", Labels: map[string]string{datav1alpha1.LabelDatasetID: ns + "-" + name}}}
 	rt := &datav1alpha1.JuiceFSRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"}}
 	fuse := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + datav1alpha1.FuseDaemonSetSuffix, ResourceVersion: "1"},
 		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse"}}}}}}
