@@ -39,8 +39,24 @@ type replicaOptions struct {
 }
 
 // startReplica starts a replica in namespace and stops it (SIGTERM) when
-// the test ends, logging its output if the test failed.
+// the test ends, logging its output if the test failed. It returns once the
+// replica listens on its addresses. The ports are picked before the child
+// binds them, and another process can take one in between: a replica that
+// exits because an address is in use is started again on new ones.
 func startReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		r := launchReplica(t, name, namespace, o)
+		err := r.waitListening(30 * time.Second)
+		if err == nil || attempt == 5 || !strings.Contains(r.out.String(), "address already in use") {
+			return r
+		}
+		t.Logf("replica %s: %v; starting it again on other ports", name, err)
+	}
+}
+
+// launchReplica starts one replica process on newly picked addresses.
+func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
 	r := &replica{name: name, addr: testenv.FreeAddr(t), probe: testenv.FreeAddr(t), certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
 	_, port, _ := net.SplitHostPort(r.addr)
@@ -80,6 +96,36 @@ func startReplica(t *testing.T, name, namespace string, o replicaOptions) *repli
 		}
 	})
 	return r
+}
+
+// waitListening waits until the replica accepts connections on its
+// webhook and probe addresses (and metrics, if on), or exits.
+func (r *replica) waitListening(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		if err := r.exited(); err != nil {
+			return err
+		}
+		listening := true
+		for _, a := range []string{r.addr, r.probe, r.metrics} {
+			if a == "" {
+				continue
+			}
+			conn, err := net.DialTimeout("tcp", a, time.Second)
+			if err != nil {
+				listening = false
+				break
+			}
+			conn.Close()
+		}
+		if listening {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica %s does not listen after %v", r.name, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // readyz returns nil when the replica is ready, else what /readyz says.
