@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -88,8 +89,5 @@ func (r *Reconciler) fromRelease(ctx context.Context, pod *corev1.Pod, release s
 	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name}, owner); err != nil {
 		return false
 	}
-	return owner.GetUID() == ref.UID && owner.GetAnnotations()[helmReleaseAnnotation] == release
+	return owner.GetUID() == ref.UID && owner.GetAnnotations()[helm.ReleaseNameAnnotation] == release
 }
-
-// helmReleaseAnnotation names the Helm release that created an object.
-const helmReleaseAnnotation = "meta.helm.sh/release-name"

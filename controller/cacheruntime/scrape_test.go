@@ -22,6 +22,7 @@ import (
 
 	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 )
 
 // scrapeFixture is runtime "ds" with a master StatefulSet of release
@@ -31,7 +32,7 @@ func scrapeFixture(t *testing.T, release string, pods int, orphans bool, port in
 	t.Helper()
 	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
 	master := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "ds-master", Namespace: "ns", UID: "sts-1",
-		Annotations: map[string]string{helmReleaseAnnotation: release}}}
+		Annotations: map[string]string{helm.ReleaseNameAnnotation: release}}}
 	objs := []client.Object{ds, master}
 	for i := range pods {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("ds-master-%d", i), Namespace: "ns", Labels: map[string]string{"app": "ds"}},

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
 )
 
@@ -67,17 +68,11 @@ func sameName(_ context.Context, o client.Object) []reconcile.Request {
 // with its release).
 func releaseRequests(_ context.Context, o client.Object) []reconcile.Request {
 	a := o.GetAnnotations()
-	if name := a[helmReleaseName]; name != "" && a[helmReleaseNamespace] == o.GetNamespace() {
+	if name := a[helm.ReleaseNameAnnotation]; name != "" && a[helm.ReleaseNamespaceAnnotation] == o.GetNamespace() {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 	}
 	return nil
 }
-
-// The annotations Helm puts on the objects of a release.
-const (
-	helmReleaseName      = "meta.helm.sh/release-name"
-	helmReleaseNamespace = "meta.helm.sh/release-namespace"
-)
 
 // enginePodRequests maps an engine's pod, labelled by its chart with its
 // release (the runtime) and managed-by=sluice, to its runtime.

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 )
 
 func TestRuntimeChangedIgnoresStatusWrites(t *testing.T) {
@@ -94,11 +95,11 @@ func TestRequestMappers(t *testing.T) {
 		// Helm marks what it creates; the chart's own managed-by label is
 		// replaced by Helm's.
 		Labels:      map[string]string{"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/instance": "d"},
-		Annotations: map[string]string{helmReleaseName: "d", helmReleaseNamespace: "n"}}}
+		Annotations: map[string]string{helm.ReleaseNameAnnotation: "d", helm.ReleaseNamespaceAnnotation: "n"}}}
 	if got := releaseRequests(ctx, sts); !slices.Equal(got, []reconcile.Request{req("n", "d")}) {
 		t.Errorf("release workload: %v", got)
 	}
-	sts.Annotations[helmReleaseNamespace] = "other"
+	sts.Annotations[helm.ReleaseNamespaceAnnotation] = "other"
 	if got := releaseRequests(ctx, sts); got != nil {
 		t.Errorf("a release of another namespace: %v", got)
 	}

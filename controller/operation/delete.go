@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 )
 
 // uninstallPatience is how long a deletion retries a failing Helm
@@ -82,7 +83,7 @@ func (r *Reconciler) deleteWorkload(ctx context.Context, op datav1alpha1.Operati
 		if err != nil {
 			return err
 		}
-		if !found || obj.GetAnnotations()[helmReleaseAnnotation] != release {
+		if !found || obj.GetAnnotations()[helm.ReleaseNameAnnotation] != release {
 			continue
 		}
 		if err := r.Live.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
@@ -91,10 +92,6 @@ func (r *Reconciler) deleteWorkload(ctx context.Context, op datav1alpha1.Operati
 	}
 	return nil
 }
-
-// helmReleaseAnnotation names the release an object belongs to; Helm sets
-// it on everything it installs.
-const helmReleaseAnnotation = "meta.helm.sh/release-name"
 
 // reconcileOver ends an operation that is over: its claim is released
 // (again, should the last write have missed it), a Cron operation's

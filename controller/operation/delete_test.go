@@ -51,7 +51,7 @@ func TestDeletionOutlastsAFailingUninstall(t *testing.T) {
 			deleted := metav1.NewTime(now.Add(-tc.deletedAgo))
 			dl := &datav1alpha1.DataLoad{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "x", Finalizers: []string{Finalizer}, DeletionTimestamp: &deleted},
 				Spec: datav1alpha1.DataLoadSpec{Dataset: datav1alpha1.TargetDataset{Name: "d"}}}
-			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "x-loader", Annotations: map[string]string{helmReleaseAnnotation: "x-loader"}}}
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "x-loader", Annotations: map[string]string{helm.ReleaseNameAnnotation: "x-loader"}}}
 			ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "d"},
 				Status: datav1alpha1.DatasetStatus{OperationRef: map[string]string{"DataLoad": "x"}}}
 			c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ns, dl, job, ds).WithStatusSubresource(&datav1alpha1.Dataset{}).Build()

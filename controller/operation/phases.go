@@ -64,7 +64,7 @@ func (r *Reconciler) findWorkload(ctx context.Context, s *scope) (ctrl.Result, b
 	if found, err := getOptional(ctx, r.Client, key, obj); err != nil || !found {
 		return ctrl.Result{}, err == nil, err
 	}
-	if obj.GetAnnotations()[helmReleaseAnnotation] != s.release {
+	if obj.GetAnnotations()[helm.ReleaseNameAnnotation] != s.release {
 		s.obs.failure = isTrue(ReasonNameTaken, fmt.Sprintf("a %s named %s exists that release %s did not create; delete it or rename the operation", kind, s.release, s.release))
 		return ctrl.Result{}, false, nil
 	}

@@ -16,6 +16,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/controller/helm"
 )
 
 // Field indexes on each operation kind, for the watches that map other
@@ -98,7 +99,7 @@ func runAfterKeys(op datav1alpha1.OperationObject) []string {
 // jobRelease is the release a Job belongs to: Helm's annotation on a Once
 // operation's Job, the owning CronJob's name on a Cron run.
 func jobRelease(o client.Object) string {
-	if name := o.GetAnnotations()[helmReleaseAnnotation]; name != "" {
+	if name := o.GetAnnotations()[helm.ReleaseNameAnnotation]; name != "" {
 		return name
 	}
 	if owner := metav1.GetControllerOf(o); owner != nil && owner.Kind == "CronJob" {

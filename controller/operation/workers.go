@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
@@ -42,7 +43,7 @@ func (r *Reconciler) setWorkers(ctx context.Context, op datav1alpha1.OperationOb
 		return err
 	}
 	raw, ok := sts.Annotations[workersAnnotation]
-	if !ok || sts.Annotations[helmReleaseAnnotation] != release {
+	if !ok || sts.Annotations[helm.ReleaseNameAnnotation] != release {
 		return nil // not workers this operation's release created
 	}
 	want := int32(0)

@@ -53,11 +53,11 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		metrics.Decisions.WithLabelValues("validating", outcome).Inc()
 		metrics.AdmissionDuration.WithLabelValues("validating", outcome).Observe(time.Since(start).Seconds())
 	}()
-	if kind, obj, old, raw, oldRaw, ok, err := h.scaled(ctx, req); ok {
-		if err != nil {
-			return admission.Errored(http.StatusInternalServerError, err)
-		}
-		return h.validate(ctx, req, Request{Kind: kind, Operation: string(admissionv1.Update), Object: obj, Raw: raw, Old: old, OldRaw: oldRaw})
+	switch r, err := h.scaled(ctx, req); {
+	case err != nil:
+		return admission.Errored(http.StatusInternalServerError, err)
+	case r != nil:
+		return h.validate(ctx, req, *r)
 	}
 	if req.SubResource != "" {
 		// Only /scale changes what the rules judge; a status write is the

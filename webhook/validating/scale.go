@@ -21,36 +21,37 @@ import (
 // scaled turns an UPDATE of a runtime's scale subresource (kubectl scale,
 // an HPA) into the UPDATE of the runtime it amounts to: the runtime as
 // stored, with spec.replicas from the Scale. The rules then judge it like
-// any other change of replicas (the namespace's cache budget). ok is false
+// any other change of replicas (the namespace's cache budget). It is nil
 // for any other request.
-func (h *Handler) scaled(ctx context.Context, req admission.Request) (kind string, obj, old client.Object, raw, oldRaw []byte, ok bool, err error) {
+func (h *Handler) scaled(ctx context.Context, req admission.Request) (*Request, error) {
 	if req.SubResource != "scale" || req.Resource.Group != datav1alpha1.GroupName || req.Operation != admissionv1.Update ||
 		!strings.HasSuffix(req.Resource.Resource, "runtimes") {
-		return "", nil, nil, nil, nil, false, nil
+		return nil, nil
 	}
 	scale := &autoscalingv1.Scale{}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(req.Object.Raw, scale); err != nil {
-		return "", nil, nil, nil, nil, true, fmt.Errorf("decoding the Scale: %w", err)
+		return nil, fmt.Errorf("decoding the Scale: %w", err)
 	}
 	gvk, found := runtimeKind(h.Scheme.KnownTypes(datav1alpha1.GroupVersion), req.Resource.Resource)
 	if !found {
-		return "", nil, nil, nil, nil, true, fmt.Errorf("no runtime kind is served as %s", req.Resource.Resource)
+		return nil, fmt.Errorf("no runtime kind is served as %s", req.Resource.Resource)
 	}
 	stored, err := h.Scheme.New(gvk)
 	if err != nil {
-		return "", nil, nil, nil, nil, true, err
+		return nil, err
 	}
-	old = stored.(client.Object)
+	old := stored.(client.Object)
 	if err := h.Pipeline.Gatherer.Reader.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, old); err != nil {
-		return "", nil, nil, nil, nil, true, fmt.Errorf("reading %s %s/%s to scale it: %w", gvk.Kind, req.Namespace, req.Name, err)
+		return nil, fmt.Errorf("reading %s %s/%s to scale it: %w", gvk.Kind, req.Namespace, req.Name, err)
 	}
 	old.GetObjectKind().SetGroupVersionKind(gvk)
-	if oldRaw, err = json.Marshal(old); err != nil {
-		return "", nil, nil, nil, nil, true, err
+	oldRaw, err := json.Marshal(old)
+	if err != nil {
+		return nil, err
 	}
 	var m map[string]any
 	if err := json.Unmarshal(oldRaw, &m); err != nil {
-		return "", nil, nil, nil, nil, true, err
+		return nil, err
 	}
 	spec, _ := m["spec"].(map[string]any)
 	if spec == nil {
@@ -58,13 +59,15 @@ func (h *Handler) scaled(ctx context.Context, req admission.Request) (kind strin
 		m["spec"] = spec
 	}
 	spec["replicas"] = scale.Spec.Replicas
-	if raw, err = json.Marshal(m); err != nil {
-		return "", nil, nil, nil, nil, true, err
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
 	}
-	if obj, err = h.decode(raw, gvk); err != nil {
-		return "", nil, nil, nil, nil, true, err
+	obj, err := h.decode(raw, gvk)
+	if err != nil {
+		return nil, err
 	}
-	return gvk.Kind, obj, old, raw, oldRaw, true, nil
+	return &Request{Kind: gvk.Kind, Operation: string(admissionv1.Update), Object: obj, Raw: raw, Old: old, OldRaw: oldRaw}, nil
 }
 
 // runtimeKind is the kind among known whose resource (its lower-case plural)
