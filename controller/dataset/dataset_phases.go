@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -113,5 +114,30 @@ func (r *Reconciler) deleteRuntimes(ctx context.Context, ds *datav1alpha1.Datase
 		}
 		pending = append(pending, b.Type+" runtime "+b.Name)
 	}
+	return r.runtimesBeingDeleted(ctx, ds, pending)
+}
+
+// runtimesBeingDeleted adds to pending the runtimes of the Dataset's name
+// that are being deleted although its status no longer lists them: a
+// runtime's cleanup returns the Dataset to NotBound just before it
+// releases its own finalizer, and the Dataset must not go before it.
+func (r *Reconciler) runtimesBeingDeleted(ctx context.Context, ds *datav1alpha1.Dataset, pending []string) ([]string, error) {
+	for typ, newObj := range r.RuntimeKinds {
+		name := typ + " runtime " + ds.Name
+		if slices.Contains(pending, name) {
+			continue
+		}
+		rt := newObj()
+		switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, rt); {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		if !rt.GetDeletionTimestamp().IsZero() {
+			pending = append(pending, name)
+		}
+	}
+	slices.Sort(pending)
 	return pending, nil
 }
