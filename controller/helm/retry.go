@@ -30,11 +30,18 @@ type RetryAfter struct {
 	When time.Time
 	// Cause is Helm's description of the last failure.
 	Cause string
+	// Deployed says whether the release has a good revision to keep (else
+	// it never deployed, and is installed again).
+	Deployed bool
 }
 
 func (e *RetryAfter) Error() string {
-	return fmt.Sprintf("the release failed with the current spec (%d attempt(s), the last at %s: %s); it keeps its last good revision, and the spec is tried again after %s",
-		e.Attempts, e.Failed.UTC().Format(time.RFC3339), e.Cause, e.When.UTC().Format(time.RFC3339))
+	kept := "it has no good revision yet"
+	if e.Deployed {
+		kept = "it keeps its last good revision"
+	}
+	return fmt.Sprintf("the release failed with the current spec (%d attempt(s), the last at %s: %s); %s, and the spec is tried again after %s",
+		e.Attempts, e.Failed.UTC().Format(time.RFC3339), e.Cause, kept, e.When.UTC().Format(time.RFC3339))
 }
 
 // failedAttempts finds the revisions of history (latest first) that failed
@@ -42,7 +49,11 @@ func (e *RetryAfter) Error() string {
 // again; nil when none did.
 func failedAttempts(history []*release.Release, d Desired, base time.Duration) *RetryAfter {
 	var r *RetryAfter
+	deployed := false
 	for _, rel := range history {
+		if rel.Info != nil && (rel.Info.Status == release.StatusDeployed || rel.Info.Status == release.StatusSuperseded) {
+			deployed = true
+		}
 		if rel.Info == nil || rel.Info.Status != release.StatusFailed || !sameChart(rel.Chart, d.Chart) || !sameValues(rel.Config, d.Values) {
 			continue
 		}
@@ -54,7 +65,7 @@ func failedAttempts(history []*release.Release, d Desired, base time.Duration) *
 	if r == nil {
 		return nil
 	}
-	r.When = r.Failed.Add(retryWait(base, r.Attempts))
+	r.When, r.Deployed = r.Failed.Add(retryWait(base, r.Attempts)), deployed
 	return r
 }
 

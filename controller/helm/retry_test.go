@@ -73,6 +73,12 @@ func TestFailedAttemptsCountsOnlyTheDesiredSpec(t *testing.T) {
 	if got == nil || got.Attempts != 2 || got.Cause != "Upgrade failed: refused" || !got.When.Equal(got.Failed.Add(2*time.Minute)) {
 		t.Fatalf("failedAttempts = %+v, want 2 attempts, the latest's cause, retried 2m after it", got)
 	}
+	if !got.Deployed || !strings.Contains(got.Error(), "keeps its last good revision") {
+		t.Errorf("with a deployed revision: %v, want it kept", got)
+	}
+	if got := failedAttempts(history[1:2], d, time.Minute); got == nil || got.Deployed || !strings.Contains(got.Error(), "no good revision yet") {
+		t.Errorf("a first install that failed: %v, want no good revision", got)
+	}
 	if got := failedAttempts(history[:1], d, time.Minute); got != nil {
 		t.Fatalf("failedAttempts without a failure of the desired spec = %+v, want nil", got)
 	}
