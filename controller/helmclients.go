@@ -2,6 +2,7 @@ package controller
 
 import (
 	"sync"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -11,6 +12,7 @@ import (
 // helmClients keeps one Helm client per namespace.
 type helmClients struct {
 	discovery *helm.Discovery
+	retryBase time.Duration
 	mu        sync.Mutex
 	by        map[string]*helm.Client
 }
@@ -26,6 +28,7 @@ func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.RetryBase = h.retryBase
 	if h.by == nil {
 		h.by = map[string]*helm.Client{}
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	ClaimGracePeriod time.Duration
 	// CacheRefresh is how often bound runtimes' cache states are re-read.
 	CacheRefresh time.Duration
+	// ReleaseRetry is the first wait before a runtime's release is tried
+	// again with a spec that failed to deploy; it doubles with each failure.
+	ReleaseRetry time.Duration
 	// Concurrency is how many runtimes of one kind reconcile at once.
 	Concurrency int
 	// QPS and Burst limit the controller's API requests; QPS < 0 (the
@@ -53,7 +56,7 @@ type Options struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
+	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second, ReleaseRetry: helm.DefaultRetryBase,
 		Concurrency: 32, QPS: -1, Burst: 0}
 }
 
@@ -94,7 +97,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := ops.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the Dataset claim releaser: %w", err)
 	}
-	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg)}
+	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg), retryBase: o.ReleaseRetry}
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
 	if registry == nil {

@@ -36,7 +36,9 @@ var devValues = map[string]any{
 	"csi":        map[string]any{"enabled": false},
 }
 
-// installedKinds are the rendered kinds `sluice dev` applies. The
+// installedKinds are the rendered kinds `sluice dev` applies (the
+// admission policies too: they confine the local controller as they would
+// the installed one). The
 // Deployments (and their Service and PodDisruptionBudget) are left out:
 // their Pods would only be pretended by kwok, so the controller and the
 // webhook run as local processes instead, as those Deployments' service
@@ -44,6 +46,7 @@ var devValues = map[string]any{
 var installedKinds = map[string]bool{
 	"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true,
 	"Secret": true, "ConfigMap": true, "MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 }
 
 // install renders charts/sluice with devValues through the Helm SDK and

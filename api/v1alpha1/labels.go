@@ -88,6 +88,10 @@ const (
 	LabelDatasetName = "dataset.sluice.io/name"
 	// AnnotationCreatedBy marks PVs and PVCs created for datasets.
 	AnnotationCreatedBy = "CreatedBy"
+	// AnnotationForceDelete "true" on a Dataset or runtime being deleted
+	// lets its deletion go on although Pods still use the Dataset (they are
+	// named in a Warning event); without it the deletion waits for them.
+	AnnotationForceDelete = "data.sluice.io/force-delete"
 )
 
 // Node labels written by the controller and the CSI plugin. The per-dataset
@@ -150,4 +154,9 @@ func AskedForInjection(labels map[string]string) bool {
 		}
 	}
 	return false
+}
+
+// ForceDeletion says whether obj carries AnnotationForceDelete "true".
+func ForceDeletion(obj interface{ GetAnnotations() map[string]string }) bool {
+	return obj.GetAnnotations()[AnnotationForceDelete] == "true"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -161,10 +162,31 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, err
 	}
 	if len(users) > 0 {
-		s.obs.inUse, s.report = users, true
-		return ctrl.Result{RequeueAfter: waitInUse}, nil
+		forced, err := r.forced(ctx, s.rt)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !forced {
+			s.obs.inUse, s.report = users, true
+			return ctrl.Result{RequeueAfter: waitInUse}, nil
+		}
+		r.event(s.rt, corev1.EventTypeWarning, "ForceDelete", "Delete", "deleting although Pods use the Dataset (%s): %s",
+			datav1alpha1.AnnotationForceDelete, strings.Join(users, ", "))
 	}
 	return ctrl.Result{}, r.delete(ctx, s.rt)
+}
+
+// forced says whether the runtime or its Dataset (deleted with it) asks
+// for its deletion to go on although Pods use the Dataset.
+func (r *Reconciler) forced(ctx context.Context, rt datav1alpha1.RuntimeObject) (bool, error) {
+	if datav1alpha1.ForceDeletion(rt) {
+		return true, nil
+	}
+	ds := &datav1alpha1.Dataset{}
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return !ds.DeletionTimestamp.IsZero() && datav1alpha1.ForceDeletion(ds), nil
 }
 
 // update writes the runtime (its metadata: the finalizer) and remembers

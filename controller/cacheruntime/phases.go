@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -114,12 +115,22 @@ func (r *Reconciler) ensureRelease(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	if act != helm.ActionNone {
 		ctrl.LoggerFrom(ctx).Info("engine release", "state", state, "action", act)
-		if act != helm.ActionWait {
+		switch act {
+		case helm.ActionWait:
+		case helm.ActionRollback:
+			r.event(s.rt, corev1.EventTypeWarning, "Release", string(act), "engine release %s: rolled back to its last good revision (was %s)", s.rt.GetName(), state)
+		default:
 			r.event(s.rt, corev1.EventTypeNormal, "Release", string(act), "engine release %s: %s (was %s)", s.rt.GetName(), act, state)
 		}
 	}
 	s.act = act
+	var retry *helm.RetryAfter
 	switch {
+	case errors.As(err, &retry):
+		// The spec failed to deploy: say why, and come back when it is
+		// tried again.
+		s.obs.engine = &engineVerdict{reason: ReasonReleaseFailed, message: err.Error()}
+		return ctrl.Result{RequeueAfter: max(time.Until(retry.When), time.Second)}, false, nil
 	case err != nil:
 		s.obs.engine = &engineVerdict{reason: ReasonReleaseFailed, message: err.Error()}
 		return ctrl.Result{RequeueAfter: waitRelease}, false, nil

@@ -3,6 +3,8 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,6 +53,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ds *datav1alpha1.Datas
 	users, err := volume.UsersOf(ctx, r.Client, ds.Namespace, ds.Name)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if len(users) > 0 && datav1alpha1.ForceDeletion(ds) {
+		r.event(ds, corev1.EventTypeWarning, "ForceDelete", "Delete", "deleting although Pods use the Dataset (%s): %s",
+			datav1alpha1.AnnotationForceDelete, strings.Join(users, ", "))
+		users = nil
 	}
 	d := deletion{users: users, refs: ds.Status.DatasetRef}
 	if !d.blocked() {
@@ -113,5 +120,30 @@ func (r *Reconciler) deleteRuntimes(ctx context.Context, ds *datav1alpha1.Datase
 		}
 		pending = append(pending, b.Type+" runtime "+b.Name)
 	}
+	return r.runtimesBeingDeleted(ctx, ds, pending)
+}
+
+// runtimesBeingDeleted adds to pending the runtimes of the Dataset's name
+// that are being deleted although its status no longer lists them: a
+// runtime's cleanup returns the Dataset to NotBound just before it
+// releases its own finalizer, and the Dataset must not go before it.
+func (r *Reconciler) runtimesBeingDeleted(ctx context.Context, ds *datav1alpha1.Dataset, pending []string) ([]string, error) {
+	for typ, newObj := range r.RuntimeKinds {
+		name := typ + " runtime " + ds.Name
+		if slices.Contains(pending, name) {
+			continue
+		}
+		rt := newObj()
+		switch err := r.Client.Get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, rt); {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		if !rt.GetDeletionTimestamp().IsZero() {
+			pending = append(pending, name)
+		}
+	}
+	slices.Sort(pending)
 	return pending, nil
 }

@@ -32,6 +32,9 @@ type Client struct {
 	// AllowedKinds are the (namespaced) kinds a release may create, in its
 	// namespace only (guard.go); nil means EngineKinds.
 	AllowedKinds []schema.GroupKind
+	// RetryBase is the first wait before Ensure tries again a chart and
+	// values that failed (retry.go); 0 means DefaultRetryBase.
+	RetryBase time.Duration
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -158,9 +161,16 @@ func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
 	return false, c.Uninstall(name)
 }
 
+// deploys reports whether an action deploys the desired chart and values.
+func deploys(act Action) bool {
+	return act == ActionInstall || act == ActionUpgrade || act == ActionReinstall
+}
+
 // Ensure moves a release one step towards the desired chart and values: it
 // classifies the latest revision and runs the next action. It returns the
-// state it found and the action it took.
+// state it found and the action it took. A *RetryAfter error says that
+// the desired chart and values failed and when they are tried again: the
+// action was the rollback to the last good revision, or ActionWait.
 func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Action, error) {
 	history, err := c.history(name)
 	if err != nil {
@@ -177,13 +187,23 @@ func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Act
 	}
 	state := Classify(rel, d)
 	act := Next(state, rel)
+	// The desired chart and values failed before: the release keeps (or
+	// is rolled back to) its last good revision, and they are tried again
+	// only after a back-off, so that a spec the API server refuses does not
+	// upgrade and roll back the workers every reconcile.
+	retry := failedAttempts(history, d, c.RetryBase)
+	if retry != nil && deploys(act) && time.Now().Before(retry.When) {
+		return state, ActionWait, retry
+	}
 	switch act {
 	case ActionInstall:
 		_, err = c.knowing(name, history).Install(ctx, name, d)
 	case ActionUpgrade:
 		_, err = c.Upgrade(ctx, name, d)
 	case ActionRollback:
-		err = c.Rollback(name)
+		if err = c.Rollback(name); err == nil && retry != nil {
+			err = retry
+		}
 	case ActionReinstall:
 		if err = c.Uninstall(name); err == nil {
 			_, err = c.Install(ctx, name, d)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/chart"
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
@@ -91,11 +92,20 @@ func TestEnsureDrivesReleases(t *testing.T) {
 		t.Fatalf("failing upgrade: %v", err)
 	}
 	kube.UpdateError = nil
-	step(v3, Failed, ActionRollback)
+	// The rollback says the spec failed, and when it is tried again.
+	var retry *RetryAfter
+	if state, act, err := c.Ensure(ctx, "demo", v3); state != Failed || act != ActionRollback || !errors.As(err, &retry) || retry.Attempts != 1 {
+		t.Fatalf("after the failed upgrade: %s/%s %v, want Failed/Rollback and a RetryAfter of 1 attempt", state, act, err)
+	}
 	rel, _ = c.Latest("demo")
 	if rel.Info.Status != release.StatusDeployed || !strings.Contains(rel.Manifest, `replicas: "2"`) {
 		t.Fatalf("after rollback: %s %q", rel.Info.Status, rel.Manifest)
 	}
+	if state, act, err := c.Ensure(ctx, "demo", v3); state != OutOfSync || act != ActionWait || !errors.As(err, &retry) {
+		t.Fatalf("before the retry is due: %s/%s %v, want OutOfSync/Wait and a RetryAfter", state, act, err)
+	}
+	c.RetryBase = time.Millisecond
+	time.Sleep(2 * time.Millisecond)
 	step(v3, OutOfSync, ActionUpgrade)
 
 	if err := c.Uninstall("demo"); err != nil {

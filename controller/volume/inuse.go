@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -16,9 +18,9 @@ import (
 const MaxUsersNamed = 5
 
 // UsersOf names the unfinished Pods (not Succeeded or Failed) in the
-// namespace that use the Dataset name: at most MaxUsersNamed of them, sorted,
-// then "and N more". Both a runtime's and a Dataset's deletion wait for
-// them.
+// namespace that use the Dataset name, except those left on a lost node
+// (Lost): at most MaxUsersNamed of them, sorted, then "and N more". Both a
+// runtime's and a Dataset's deletion wait for them.
 func UsersOf(ctx context.Context, r client.Reader, namespace, name string) ([]string, error) {
 	pods := &corev1.PodList{}
 	if err := r.List(ctx, pods, client.InNamespace(namespace)); err != nil {
@@ -26,11 +28,47 @@ func UsersOf(ctx context.Context, r client.Reader, namespace, name string) ([]st
 	}
 	var users []string
 	for i := range pods.Items {
-		if p := &pods.Items[i]; Uses(p, name) {
+		p := &pods.Items[i]
+		if !Uses(p, name) {
+			continue
+		}
+		lost, err := Lost(ctx, r, p, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		if !lost {
 			users = append(users, p.Name)
 		}
 	}
 	return summarise(users), nil
+}
+
+// Lost says whether a Pod is gone in all but its object: it was deleted,
+// its grace period is over, and its node is not Ready (or no longer
+// exists), so no kubelet will confirm its end and nothing runs it. The node
+// lifecycle controller deletes the Pods of a NotReady node after their
+// toleration (5 minutes by default); from then they stop holding a
+// deletion.
+func Lost(ctx context.Context, r client.Reader, p *corev1.Pod, now time.Time) (bool, error) {
+	switch {
+	case p.DeletionTimestamp == nil || now.Before(p.DeletionTimestamp.Time):
+		return false, nil
+	case p.Spec.NodeName == "":
+		return true, nil // deleted and never scheduled: nothing runs it
+	}
+	node := &corev1.Node{}
+	switch err := r.Get(ctx, client.ObjectKey{Name: p.Spec.NodeName}, node); {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("reading node %s of Pod %s: %w", p.Spec.NodeName, p.Name, err)
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status != corev1.ConditionTrue, nil
+		}
+	}
+	return true, nil
 }
 
 // Uses says whether an unfinished Pod uses the Dataset name of its own

@@ -85,3 +85,50 @@ func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
 		t.Fatalf("the runtime is still there: %v", err)
 	}
 }
+
+// TestForceDeleteReachesADatasetARuleNowDenies: a Dataset whose mount
+// scheme a platform rule forbade after it was created is being deleted
+// (Pods still use it); the data.sluice.io/force-delete annotation, an
+// UPDATE of its metadata, is admitted, whereas the same annotation on a
+// Dataset not being deleted is judged like any change and denied.
+func TestForceDeleteReachesADatasetARuleNowDenies(t *testing.T) {
+	ns := env.Namespace(t)
+	ds := testobj.Dataset("old", ns, testobj.WithMounts("s3://bucket/old"))
+	ds.Finalizers = []string{"example.com/hold"} // stands in for the controller's
+	if err := env.Client.Create(ctxT(t), ds); err != nil {
+		t.Fatal(err)
+	}
+	alive := testobj.Dataset("alive", ns, testobj.WithMounts("s3://bucket/alive"))
+	if err := env.Client.Create(ctxT(t), alive); err != nil {
+		t.Fatal(err)
+	}
+	rule := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "schemes-" + ns, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
+		Data:       map[string]string{"schemes.yaml": "validating:\n  mountSchemes:\n    " + ns + ": [pvc]\n"},
+	}
+	if err := env.Client.Create(ctxT(t), rule); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), rule) })
+	waitFor(t, 5*time.Second, "the rule loads", func() bool { return annotation(t, rule) == "ok" })
+	force := func(d *datav1alpha1.Dataset) error {
+		if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(d), d); err != nil {
+			t.Fatal(err)
+		}
+		d.Annotations = map[string]string{datav1alpha1.AnnotationForceDelete: "true"}
+		return env.Client.Update(ctxT(t), d)
+	}
+	if err := force(alive); err == nil || !strings.Contains(err.Error(), "mount-scheme") {
+		t.Fatalf("annotating a Dataset the rule denies, not being deleted: %v, want denied by mount-scheme", err)
+	}
+	if err := env.Client.Delete(ctxT(t), ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := force(ds); err != nil {
+		t.Fatalf("the force-delete annotation on a Dataset being deleted: %v", err)
+	}
+	controllerutil.RemoveFinalizer(ds, "example.com/hold")
+	if err := env.Client.Update(ctxT(t), ds); err != nil {
+		t.Fatal(err)
+	}
+}

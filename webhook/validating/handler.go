@@ -83,6 +83,9 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		if onlyFinalizersChanged(old, obj) {
 			return admission.Allowed("only finalizers changed")
 		}
+		if deletingMetadataOnly(old, obj) {
+			return admission.Allowed("the object is being deleted and only its metadata changed")
+		}
 	}
 	return h.validate(ctx, req, Request{Kind: req.Kind.Kind, Operation: string(req.Operation), Object: obj, Raw: req.Object.Raw, Old: old, OldRaw: req.OldObject.Raw})
 }
@@ -141,6 +144,26 @@ func onlyFinalizersChanged(old, obj client.Object) bool {
 		o.SetFinalizers(nil)
 		o.SetResourceVersion("")
 		o.SetManagedFields(nil)
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// deletingMetadataOnly says whether an UPDATE of an object being deleted
+// changes its metadata only (labels, annotations, finalizers): the
+// data.sluice.io/force-delete annotation, say, which must reach a Dataset
+// that a rule made since its creation would deny, or it could never go.
+func deletingMetadataOnly(old, obj client.Object) bool {
+	if old.GetDeletionTimestamp().IsZero() {
+		return false
+	}
+	a, b := old.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
+	for _, o := range []client.Object{a, b} {
+		o.SetLabels(nil)
+		o.SetAnnotations(nil)
+		o.SetFinalizers(nil)
+		o.SetResourceVersion("")
+		o.SetManagedFields(nil)
+		o.SetGeneration(0)
 	}
 	return equality.Semantic.DeepEqual(a, b)
 }

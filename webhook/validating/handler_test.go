@@ -68,6 +68,41 @@ func TestFinalizerUpdatesAreAdmitted(t *testing.T) {
 	}
 }
 
+// TestMetadataOfADeletedObjectIsAdmitted: the force-delete annotation on a
+// Dataset being deleted is admitted without policies (the handler has no
+// pipeline: evaluating would panic); a spec change of it, or the annotation
+// on a Dataset not being deleted, is judged.
+func TestMetadataOfADeletedObjectIsAdmitted(t *testing.T) {
+	now := metav1.Now()
+	old := &datav1alpha1.Dataset{TypeMeta: metav1.TypeMeta{APIVersion: datav1alpha1.GroupVersion.String(), Kind: "Dataset"},
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", Finalizers: []string{"data.sluice.io/dataset"}, DeletionTimestamp: &now}}
+	cur := old.DeepCopy()
+	cur.Annotations = map[string]string{datav1alpha1.AnnotationForceDelete: "true"}
+	if !deletingMetadataOnly(old, cur) {
+		t.Fatal("the annotation on a Dataset being deleted is judged")
+	}
+	h := &Handler{Scheme: sluicescheme.New()}
+	b, _ := json.Marshal(cur)
+	a, _ := json.Marshal(old)
+	resp := h.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Kind:      metav1.GroupVersionKind{Group: datav1alpha1.GroupName, Version: "v1alpha1", Kind: "Dataset"},
+		Operation: admissionv1.Update, Namespace: "n", Name: "d", Object: runtime.RawExtension{Raw: b}, OldObject: runtime.RawExtension{Raw: a},
+	}})
+	if !resp.Allowed {
+		t.Fatalf("the force-delete annotation was refused: %+v", resp.Result)
+	}
+	spec := cur.DeepCopy()
+	spec.Spec.Mounts = []datav1alpha1.Mount{{MountPoint: "s3://other"}}
+	if deletingMetadataOnly(old, spec) {
+		t.Fatal("a spec change of a Dataset being deleted is not judged")
+	}
+	alive, annotated := old.DeepCopy(), cur.DeepCopy()
+	alive.DeletionTimestamp, annotated.DeletionTimestamp = nil, nil
+	if deletingMetadataOnly(alive, annotated) {
+		t.Fatal("an annotation on a Dataset not being deleted is not judged")
+	}
+}
+
 // TestStatusWritesAreNotJudged (reliability audit L2): an UPDATE of a
 // subresource other than scale (the controller's status writes, should a
 // configuration send them) is admitted without evaluating the rules as if

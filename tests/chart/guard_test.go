@@ -1,0 +1,148 @@
+package chart_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+)
+
+// TestGuardConfinesTheControllerAndTheCSIPlugin (audit M7): with the
+// chart's RBAC and its ValidatingAdmissionPolicies installed in a real API
+// server, the controller's ServiceAccount may write the objects Sluice
+// manages but no other object its ClusterRole would allow: none in
+// kube-system, no Secret but Helm's release records (a service-account
+// token Secret is refused even labelled as an engine's), no object it
+// did not create (not even by labelling it); on nodes it may change only
+// Sluice's labels. The CSI plugin's ServiceAccount may change only FUSE
+// labels, and only on the node its token names.
+func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an API server")
+	}
+	env, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	admin := env.Client
+	for _, name := range []string{namespace, "team-a"} {
+		if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range render(t, parseValues(t, "")) {
+		switch o.GetKind() {
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			if err := admin.Create(ctx, o); err != nil {
+				t.Fatalf("installing %s %s: %v", o.GetKind(), o.GetName(), err)
+			}
+		}
+	}
+	as := func(sa string, extra map[string][]string) client.Client {
+		cfg := rest.CopyConfig(env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + namespace + ":" + sa,
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}, Extra: extra}
+		c, err := client.New(cfg, client.Options{Scheme: admin.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	controller := as("sluice-controller", nil)
+	csi := as("sluice-csi", map[string][]string{"authentication.kubernetes.io/node-name": {"node-a"}})
+
+	// As Helm leaves an engine chart's object: it relabels managed-by.
+	managed := map[string]string{"app.kubernetes.io/managed-by": "Helm", "fluid.io/dataset": "team-a-d"}
+	cm := func(ns, name string, labels map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}}
+	}
+	// The policies apply once the API server has loaded them.
+	deadline := time.Now().Add(30 * time.Second)
+	for err := controller.Create(ctx, cm("team-a", "probe", nil), client.DryRunAll); err == nil; err = controller.Create(ctx, cm("team-a", "probe", nil), client.DryRunAll) {
+		if time.Now().After(deadline) {
+			t.Fatal("the controller may still write an unlabelled ConfigMap 30 s after the policies were installed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	refused := func(what, rule string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), rule) {
+			t.Errorf("%s: %v, want refused (%q)", what, err, rule)
+		}
+	}
+	allowed := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s: %v, want allowed", what, err)
+		}
+	}
+	onlyManaged := "may write only objects it manages"
+	allowed("the controller creates a ConfigMap of an engine chart", controller.Create(ctx, cm("team-a", "engine", managed)))
+	refused("the controller creates an unlabelled ConfigMap", onlyManaged, controller.Create(ctx, cm("team-a", "other", nil)))
+	refused("the controller creates another Helm chart's ConfigMap", onlyManaged, controller.Create(ctx, cm("team-a", "app", map[string]string{"app.kubernetes.io/managed-by": "Helm"})))
+	allowed("the controller creates a data operation's ConfigMap", controller.Create(ctx, cm("team-a", "op", map[string]string{"app.kubernetes.io/managed-by": "Helm", "dataop.sluice.io/kind": "DataProcess"})))
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "evil", Labels: managed},
+		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"a": "b"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "evil"}}}}}}
+	refused("the controller creates a DaemonSet in kube-system", "may not write daemonsets in namespace kube-system", controller.Create(ctx, ds))
+	token := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "token", Labels: managed,
+		Annotations: map[string]string{corev1.ServiceAccountNameKey: "default"}}, Type: corev1.SecretTypeServiceAccountToken}
+	refused("the controller creates a service-account token Secret", onlyManaged, controller.Create(ctx, token))
+	record := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "sh.helm.release.v1.d.v1", Labels: map[string]string{"owner": "helm", "name": "d"}},
+		Type: "helm.sh/release.v1"}
+	allowed("the controller creates a Helm release record", controller.Create(ctx, record))
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "d", Labels: map[string]string{"dataset.sluice.io/name": "d"}},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
+	allowed("the controller creates a Dataset's PVC", controller.Create(ctx, pvc))
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "team-a-d", Labels: map[string]string{"dataset.sluice.io/name": "d"}},
+		Spec: corev1.PersistentVolumeSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany},
+			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: "fuse.csi.fluid.io", VolumeHandle: "team-a-d"}}}}
+	allowed("the controller creates a Dataset's PV", controller.Create(ctx, pv))
+	allowed("the controller deletes a Dataset's PV", controller.Delete(ctx, pv))
+	pv.Labels, pv.ResourceVersion = nil, ""
+	refused("the controller creates another PV", onlyManaged, controller.Create(ctx, pv))
+
+	theirs := cm("team-a", "theirs", nil)
+	if err := admin.Create(ctx, theirs); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Labels = managed
+	refused("the controller adopts a ConfigMap by labelling it", "may change or delete only objects it manages", controller.Update(ctx, theirs))
+	refused("the controller deletes a ConfigMap it did not create", "may change or delete only objects it manages", controller.Delete(ctx, cm("team-a", "theirs", nil)))
+	allowed("the controller deletes an engine's ConfigMap", controller.Delete(ctx, cm("team-a", "engine", nil)))
+
+	for _, name := range []string{"node-a", "node-b"} {
+		if err := admin.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label := func(c client.Client, node, patch string) error {
+		return c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, client.RawPatch(types.MergePatchType, []byte(patch)))
+	}
+	allowed("the controller labels a cache node", label(controller, "node-b", `{"metadata":{"labels":{"fluid.io/s-team-a-d":"true","fluid.io/dataset-num":"1","fluid_exclusive":"team-a_d"}}}`))
+	refused("the controller sets another label", "may change only node labels fluid.io/* and fluid_exclusive, not foo", label(controller, "node-b", `{"metadata":{"labels":{"foo":"bar"}}}`))
+	refused("the controller cordons a node", "labels only", label(controller, "node-b", `{"spec":{"unschedulable":true}}`))
+	refused("the controller taints a node", "labels only", label(controller, "node-b", `{"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]}}`))
+	allowed("the controller removes its labels", label(controller, "node-b", `{"metadata":{"labels":{"fluid.io/s-team-a-d":null}}}`))
+	allowed("the CSI plugin labels its node for FUSE", label(csi, "node-a", `{"metadata":{"labels":{"fluid.io/f-team-a-d":"true"}}}`))
+	refused("the CSI plugin labels another node", "may label only the node it runs on, not node-b", label(csi, "node-b", `{"metadata":{"labels":{"fluid.io/f-team-a-d":"true"}}}`))
+	refused("the CSI plugin sets a cache label", "may change only node labels fluid.io/f-*, not fluid.io/s-team-a-d", label(csi, "node-a", `{"metadata":{"labels":{"fluid.io/s-team-a-d":"true"}}}`))
+	refused("the CSI plugin removes a cache label", "may change only node labels fluid.io/f-*", label(csi, "node-b", `{"metadata":{"labels":{"fluid_exclusive":null}}}`))
+}
