@@ -89,6 +89,14 @@ var goldenCases = map[string]func() (*datav1alpha1.Dataset, *datav1alpha1.JuiceF
 		rt.Spec.Fuse.VolumeMounts = []corev1.VolumeMount{{Name: "ca", MountPath: "/etc/ssl/jfs", ReadOnly: true}, {Name: "scratch", MountPath: "/scratch"}}
 		return ds, rt
 	},
+	// A read-only Dataset: FUSE mounts read-only and caches metadata for
+	// two hours (as Fluid), unless its options say otherwise.
+	"read-only": func() (*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime) {
+		ds, rt := sample()
+		ds.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany}
+		rt.Spec.Fuse.Options = map[string]string{"attr-cache": "60"}
+		return ds, rt
+	},
 	// A FUSE image of its own, no Prometheus endpoint, a memory tier.
 	"fuse-image": func() (*datav1alpha1.Dataset, *datav1alpha1.JuiceFSRuntime) {
 		ds, rt := sample()

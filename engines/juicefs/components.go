@@ -53,27 +53,42 @@ type part struct {
 }
 
 // defaultFlags are the flags Sluice gives a component before the Dataset's
-// and the component's options: the tier's cache, the sub-directory, and
-// the metrics address (community edition), or the enterprise edition's
-// foreground, no-update and cache group (FUSE clients read the group's
-// cache without sharing theirs, as Fluid sets them).
+// and the component's options: the tier's cache, the sub-directory,
+// read-only FUSE for a read-only Dataset, and the metrics address
+// (community edition), or the enterprise edition's foreground, no-update
+// and cache group (FUSE clients read the group's cache without sharing
+// theirs, as Fluid sets them).
 func (b builder) defaultFlags(p part) []flag {
 	out := b.tier.flags()
 	if b.vol.subdir != "" {
 		out = append(out, flag{Name: "subdir", Value: b.vol.subdir})
 	}
+	readOnly := p.fuse && b.readOnly()
 	if b.vol.edition == enterprise {
 		out = append(out, flag{Name: "foreground", Bool: true}, flag{Name: "no-update", Bool: true},
 			flag{Name: "cache-group", Value: b.rt.Namespace + "-" + b.rt.Name})
 		if p.fuse {
 			out = append(out, flag{Name: "no-sharing", Bool: true})
 		}
+		if readOnly {
+			out = append(out, flag{Name: "ro", Bool: true}, flag{Name: "attrcacheto", Value: "7200"}, flag{Name: "entrycacheto", Value: "7200"})
+		}
 		return out
+	}
+	if readOnly {
+		out = append(out, flag{Name: "read-only", Bool: true}, flag{Name: "attr-cache", Value: "7200"}, flag{Name: "entry-cache", Value: "7200"})
 	}
 	if !b.rt.Spec.DisablePrometheus {
 		out = append(out, flag{Name: "metrics", Value: fmt.Sprintf("0.0.0.0:%d", MetricsPort)})
 	}
 	return out
+}
+
+// readOnly says whether FUSE mounts the volume read-only: the Dataset's
+// accessModes are ReadOnlyMany (Fluid's test) or its mount is readOnly.
+// Metadata is then cached for two hours, as Fluid sets it.
+func (b builder) readOnly() bool {
+	return slices.Contains(b.ds.Spec.AccessModes, corev1.ReadOnlyMany) || b.ds.Spec.Mounts[0].ReadOnly
 }
 
 // component is one component's chart values: its image, argv, init
