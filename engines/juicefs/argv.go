@@ -68,15 +68,40 @@ func mountCommand(v volume, mountPath string, flags []flag) []string {
 }
 
 // fuseScript unmounts what a previous FUSE container left at the mount
-// point ($1), then runs the rest of its arguments (the mount command). It
-// is a constant: the mount point and the command reach it as positional
-// parameters, never as script text.
-const fuseScript = `umount "$1" 2>/dev/null; shift; exec "$@"`
+// point ($1), runs the volume's set-up commands, each given as its
+// argument count then its arguments, up to a count of 0, and then execs
+// the rest of its arguments (the mount command). A set-up command that
+// fails ends the container, which the kubelet restarts. It is a constant:
+// the mount point and every command reach it as positional parameters,
+// never as script text. FUSE runs the set-up itself, not in an init
+// container, so that the FUSE sidecar the webhook injects (the FUSE
+// container alone) formats or authorises the volume too, as Fluid's does.
+const fuseScript = `umount "$1" 2>/dev/null; shift
+while [ "$1" -gt 0 ]; do
+  n=$1; shift
+  (i=0; for a do i=$((i+1)); [ "$i" -eq 1 ] && set --; [ "$i" -le "$n" ] && set -- "$@" "$a"; done; exec "$@") || exit
+  shift "$n"
+done
+shift; exec "$@"`
 
 // fuseCommand is a FUSE client's argv: fuseScript with the mount point,
-// then the mount command.
+// the set-up commands, then the mount command.
 func fuseCommand(v volume, mountPath string, flags []flag) []string {
-	return append([]string{"sh", "-c", dataop.NoExpand(fuseScript), "sh", dataop.NoExpand(mountPath)}, mountCommand(v, mountPath, flags)...)
+	argv := []string{"sh", "-c", dataop.NoExpand(fuseScript), "sh", dataop.NoExpand(mountPath)}
+	for _, c := range setupCommands(v) {
+		argv = append(append(argv, strconv.Itoa(len(c))), c...)
+	}
+	return append(append(argv, "0"), mountCommand(v, mountPath, flags)...)
+}
+
+// setupCommands prepare the volume: setupCommand, then quotaCommand when
+// the Dataset sets a quota.
+func setupCommands(v volume) [][]string {
+	out := [][]string{setupCommand(v)}
+	if v.quotaGiB > 0 {
+		out = append(out, quotaCommand(v))
+	}
+	return out
 }
 
 // preStop unmounts the FUSE mount when the pod stops. The kubelet runs a

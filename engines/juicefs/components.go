@@ -110,7 +110,7 @@ func (b builder) component(p part) (map[string]any, error) {
 	}
 	cacheVols, cacheMounts := b.tier.cacheVolumes(flags, p.mounts)
 	vols, mounts := append(cacheVols, vols...), append(cacheMounts, p.mounts...)
-	if b.vol.edition == enterprise {
+	if b.vol.edition == enterprise && !p.fuse {
 		vols = append(vols, corev1.Volume{Name: confVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: confVolume, MountPath: "/root/.juicefs"})
 	}
@@ -118,9 +118,9 @@ func (b builder) component(p part) (map[string]any, error) {
 	if env == nil {
 		env = []corev1.EnvVar{}
 	}
-	command := mountCommand(b.vol, workerCacheDir, flags)
+	command, setup := mountCommand(b.vol, workerCacheDir, flags), b.setup(p, env)
 	if p.fuse {
-		command = fuseCommand(b.vol, FusePath(b.ds.Namespace, b.ds.Name), flags)
+		command, setup = fuseCommand(b.vol, FusePath(b.ds.Namespace, b.ds.Name), flags), []corev1.Container{}
 	}
 	metricsPort := MetricsPort
 	if b.rt.Spec.DisablePrometheus || b.vol.edition == enterprise {
@@ -128,17 +128,17 @@ func (b builder) component(p part) (map[string]any, error) {
 	}
 	return map[string]any{
 		"image":   map[string]any{"repository": p.image.Repository, "tag": p.image.Tag, "pullPolicy": p.image.PullPolicy},
-		"command": command, "initContainers": b.setup(p, env), "env": env,
+		"command": command, "initContainers": setup, "env": env,
 		"resources": p.resources, "nodeSelector": p.nodeSelector, "hostNetwork": p.hostNetwork, "podMetadata": meta,
 		"volumes": nonNil(vols), "volumeMounts": nonNil(mounts), "volumeClaimTemplates": nonNil(claims), "metricsPort": metricsPort,
 	}, nil
 }
 
-// setup are the init containers that prepare the volume before the
-// component mounts it: juicefs format (community) or juicefs auth
-// (enterprise), then juicefs quota set when the Dataset sets a quota.
-// Both are idempotent, so every worker and FUSE pod runs them, as Fluid's
-// start-up scripts do.
+// setup are the workers' init containers that prepare the volume before
+// they mount it: juicefs format (community) or juicefs auth (enterprise),
+// then juicefs quota set when the Dataset sets a quota. Both are
+// idempotent, so every worker runs them, as Fluid's start-up scripts do;
+// FUSE runs the same commands in its container (fuseScript).
 func (b builder) setup(p part, env []corev1.EnvVar) []corev1.Container {
 	c := p.image.Container()
 	c.Env = env
@@ -149,13 +149,14 @@ func (b builder) setup(p part, env []corev1.EnvVar) []corev1.Container {
 	if b.vol.edition == enterprise {
 		name = "auth"
 	}
-	setup := c
-	setup.Name, setup.Command = name, setupCommand(b.vol)
-	out := []corev1.Container{setup}
-	if b.vol.quotaGiB > 0 {
-		quota := c
-		quota.Name, quota.Command = "quota", quotaCommand(b.vol)
-		out = append(out, quota)
+	var out []corev1.Container
+	for i, cmd := range setupCommands(b.vol) {
+		s := c
+		s.Name, s.Command = name, cmd
+		if i > 0 {
+			s.Name = "quota"
+		}
+		out = append(out, s)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package juicefs_test
 import (
 	"bufio"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -65,34 +64,34 @@ func TestRenderedFlagsAreJuiceFSFlags(t *testing.T) {
 		containers = append(append(append(append(containers, sts.InitContainers...), sts.Containers...), dsf.InitContainers...), dsf.Containers...)
 		for _, c := range containers {
 			a := argv(c)
-			i := slices.Index(a, "juicefs")
-			if i < 0 || i+1 >= len(a) || a[i+1] == "quota" {
-				continue
-			}
-			cmd := a[i+1]
-			for j := i + 2; j < len(a); j++ {
-				arg := a[j]
-				if arg == "-o" {
-					j++ // FUSE options, checked by TestOptionMapping
+			for i, arg := range a {
+				if arg != "juicefs" || i+1 >= len(a) || a[i+1] == "quota" {
 					continue
 				}
-				if !strings.HasPrefix(arg, "--") {
-					continue
+				cmd := a[i+1]
+				for j := i + 2; j < len(a) && a[j] != "juicefs" && strings.Trim(a[j], "0123456789") != ""; j++ {
+					if a[j] == "-o" {
+						j++ // FUSE options, checked by TestOptionMapping
+						continue
+					}
+					if !strings.HasPrefix(a[j], "--") {
+						continue
+					}
+					name, value, hasValue := strings.Cut(strings.TrimPrefix(a[j], "--"), "=")
+					isBool, ok := known[cmd][name]
+					if !ok {
+						isBool, ok = known["global"][name]
+					}
+					switch {
+					case !ok:
+						t.Errorf("%s: %s: juicefs %s has no flag --%s (JuiceFS v1.2.1)", name, c.Name, cmd, name)
+					case isBool && hasValue && value != "true" && value != "false":
+						t.Errorf("%s: %s: --%s is a bool flag, given %q", name, c.Name, name, value)
+					case !isBool && !hasValue:
+						t.Errorf("%s: %s: --%s takes a value", name, c.Name, name)
+					}
+					checked[cmd]++
 				}
-				name, value, hasValue := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-				isBool, ok := known[cmd][name]
-				if !ok {
-					isBool, ok = known["global"][name]
-				}
-				switch {
-				case !ok:
-					t.Errorf("%s: %s: juicefs %s has no flag --%s (JuiceFS v1.2.1)", name, c.Name, cmd, name)
-				case isBool && hasValue && value != "true" && value != "false":
-					t.Errorf("%s: %s: --%s is a bool flag, given %q", name, c.Name, name, value)
-				case !isBool && !hasValue:
-					t.Errorf("%s: %s: --%s takes a value", name, c.Name, name)
-				}
-				checked[cmd]++
 			}
 		}
 	}

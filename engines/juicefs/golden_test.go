@@ -91,7 +91,8 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	// A stale mount is unmounted before juicefs mounts, by a constant script
 	// that takes the mount point as an argument.
 	mp := juicefs.FusePath("team-a", "imagenet")
-	wantFuse := []string{"sh", "-c", `umount "$1" 2>/dev/null; shift; exec "$@"`, "sh", mp,
+	wantFuse := []string{"sh", "-c", juicefs.FuseScript, "sh", mp,
+		"6", "juicefs", "format", "<METAURL>", "imagenet", "--bucket=http://minio:9000/jfs", "--no-update", "0",
 		"juicefs", "mount", "<METAURL>", mp, "--attr-cache=7200", "--cache-dir=/mnt/cache1:/mnt/cache2", "--cache-size=40960",
 		"--metrics=0.0.0.0:9567", "--subdir=/imagenet"}
 	if diff := cmp.Diff(wantFuse, argv(fuse)); diff != "" {
@@ -100,16 +101,15 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	if stop := fuse.Lifecycle.PreStop.Exec.Command; !slices.Equal(stop, []string{"umount", mp}) {
 		t.Errorf("FUSE preStop %q, want umount %s", stop, mp)
 	}
-	// The volume is formatted before anything mounts it, by workers and FUSE
-	// alike; without storage the format changes no existing volume.
+	// The volume is formatted before anything mounts it: by the workers'
+	// init container, and by FUSE (wantFuse) in its own container, which a
+	// FUSE sidecar copies; without storage the format changes no existing
+	// volume.
 	wantFormat := []string{"juicefs", "format", "<METAURL>", "imagenet", "--bucket=http://minio:9000/jfs", "--no-update"}
-	for _, init := range [][]corev1.Container{sts.Spec.Template.Spec.InitContainers, dsf.Spec.Template.Spec.InitContainers} {
-		if len(init) != 1 || init[0].Name != "format" {
-			t.Fatalf("init containers %+v, want format", init)
-		}
-		if diff := cmp.Diff(wantFormat, argv(init[0])); diff != "" {
-			t.Errorf("format argv (-want +got):\n%s", diff)
-		}
+	if init := sts.Spec.Template.Spec.InitContainers; len(init) != 1 || init[0].Name != "format" {
+		t.Fatalf("worker init containers %+v, want format", init)
+	} else if diff := cmp.Diff(wantFormat, argv(init[0])); diff != "" {
+		t.Errorf("format argv (-want +got):\n%s", diff)
 	}
 	// FUSE caches to the tier too, in the same directories.
 	if diff := cmp.Diff(sts.Spec.Template.Spec.Volumes, dsf.Spec.Template.Spec.Volumes[2:]); diff != "" {

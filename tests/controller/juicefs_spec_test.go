@@ -86,11 +86,17 @@ func TestJuiceFSCommunityReleaseFormatsFirst(t *testing.T) {
 	})
 	wantFormat := []string{"juicefs", "format", "$(METAURL)", "cedata", "--access-key=$(ACCESS_KEY)", "--bucket=https://b.s3.amazonaws.com",
 		"--secret-key=$(SECRET_KEY)", "--storage=s3", "--trash-days=0"}
+	// Workers format in an init container; FUSE in its own container,
+	// before it mounts, so that a FUSE sidecar does too.
+	if init := sts.Spec.Template.Spec.InitContainers; len(init) != 1 || init[0].Name != "format" || !slices.Equal(init[0].Command, wantFormat) {
+		t.Errorf("worker init containers %+v, want format %q", init, wantFormat)
+	}
+	fuseCmd := fuse.Spec.Template.Spec.Containers[0].Command
+	if i := slices.Index(fuseCmd, "format"); i < 1 || i-1+len(wantFormat) > len(fuseCmd) || !slices.Equal(fuseCmd[i-1:i-1+len(wantFormat)], wantFormat) ||
+		slices.Index(fuseCmd, "mount") < i {
+		t.Errorf("FUSE command %q does not format (%q) before it mounts", fuseCmd, wantFormat)
+	}
 	for what, pod := range map[string]corev1.PodTemplateSpec{"workers": sts.Spec.Template, "FUSE": fuse.Spec.Template} {
-		init := pod.Spec.InitContainers
-		if len(init) != 1 || init[0].Name != "format" || !slices.Equal(init[0].Command, wantFormat) {
-			t.Errorf("%s: init containers %+v, want format %q", what, init, wantFormat)
-		}
 		if pod.Labels["team"] != "a" {
 			t.Errorf("%s: labels %v lack the runtime's team=a", what, pod.Labels)
 		}
