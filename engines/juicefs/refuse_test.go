@@ -28,6 +28,9 @@ func TestValuesRefuseWhatTheyCannotHonour(t *testing.T) {
 		{"a relative sub-directory", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.Mounts[0].MountPoint = "juicefs://data"
 		}, []string{"spec.mounts[0].mountPoint", "juicefs:///data"}},
+		{"a mount path", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
+			ds.Spec.Mounts[0].Path = "/data"
+		}, []string{"spec.mounts[0].path", "/data"}},
 		{"a volume name JuiceFS refuses", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.Mounts[0].Name = "Data_Set"
 		}, []string{"spec.mounts[0].name", "Data_Set"}},

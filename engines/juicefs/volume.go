@@ -65,6 +65,9 @@ func parseVolume(ds *datav1alpha1.Dataset, configs *[]string) (volume, error) {
 		return volume{}, engines.Invalid("dataset spec.mounts[1] (%q): a JuiceFS Dataset mounts one volume, spec.mounts[0]; give each volume a Dataset of its own", ds.Spec.Mounts[1].MountPoint)
 	}
 	m := ds.Spec.Mounts[0]
+	if m.Path != "" && path.Clean(m.Path) != "/" {
+		return volume{}, engines.Invalid("dataset spec.mounts[0].path: %q: a JuiceFS Dataset is its one volume, at the root; mount a sub-directory with juicefs:///<dir> instead", m.Path)
+	}
 	v := volume{name: m.Name}
 	if v.name == "" {
 		v.name = ds.Name
