@@ -58,6 +58,12 @@ func TestValuesRefuseWhatTheyCannotHonour(t *testing.T) {
 		{"an unknown config", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Configs = &[]string{"cache-size=1"}
 		}, []string{"spec.configs[0]", "cache-size"}},
+		{"a second tier", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels = append(rt.Spec.TieredStore.Levels, rt.Spec.TieredStore.Levels[0])
+		}, []string{"spec.tieredstore.levels[1]"}},
+		{"a quota list", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels[0].QuotaList = "20Gi,20Gi"
+		}, []string{"spec.tieredstore.levels[0].quotaList"}},
 		{"master", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Master.Replicas = 1
 		}, []string{"spec.master"}},

@@ -34,7 +34,13 @@ func tierOf(ts datav1alpha1.TieredStore) (tier, error) {
 	if len(ts.Levels) == 0 {
 		return tier{}, nil
 	}
+	if len(ts.Levels) > 1 {
+		return tier{}, engines.Invalid("spec.tieredstore.levels[1]: JuiceFS caches in one level, levels[0]; put every cache directory there")
+	}
 	l := ts.Levels[0]
+	if l.QuotaList != "" {
+		return tier{}, engines.Invalid("spec.tieredstore.levels[0].quotaList: JuiceFS takes one --cache-size for all its directories; use quota")
+	}
 	var quotaMiB int64
 	if l.Quota != nil {
 		quotaMiB = l.Quota.Value() >> 20
