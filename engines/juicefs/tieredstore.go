@@ -46,7 +46,7 @@ func tierOf(ts datav1alpha1.TieredStore) (tier, error) {
 		quotaMiB = l.Quota.Value() >> 20
 	}
 	if quotaMiB <= 0 {
-		return tier{}, engines.Invalid("tieredstore.levels[0]: JuiceFS needs a quota of at least 1MiB")
+		return tier{}, engines.Invalid("spec.tieredstore.levels[0].quota: JuiceFS needs at least 1Mi (--cache-size is in MiB; a bare number is bytes)")
 	}
 	t := tier{quotaMiB: quotaMiB, low: l.Low}
 	for _, p := range strings.FieldsFunc(l.Path, func(r rune) bool { return r == ',' || r == ':' }) {
