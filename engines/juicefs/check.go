@@ -10,8 +10,8 @@ import (
 )
 
 // check refuses the spec strings a JuiceFS container could not take as
-// they are: images and pull policies, mount options (juicefs mount -o
-// arguments), cache paths, and encrypt option names, which become
+// they are: images and pull policies, options (juicefs arguments), the
+// mount point, cache paths, and encrypt option names, which become
 // environment variable names.
 func check(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) error {
 	f := rt.Spec.Fuse
@@ -20,9 +20,13 @@ func check(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) error {
 		engines.CheckVersion("spec.fuse", datav1alpha1.VersionSpec{Image: f.Image, ImageTag: f.ImageTag, ImagePullPolicy: f.ImagePullPolicy}),
 		engines.CheckOptions("spec.worker.options", rt.Spec.Worker.Options),
 		engines.CheckOptions("spec.fuse.options", f.Options),
+		engines.CheckLine("dataset spec.mounts[0].mountPoint", ds.Spec.Mounts[0].MountPoint),
+		engines.CheckOptions("dataset spec.sharedOptions", ds.Spec.SharedOptions),
+		engines.CheckOptions("dataset spec.mounts[0].options", ds.Spec.Mounts[0].Options),
 	}
 	for i, l := range rt.Spec.TieredStore.Levels {
-		checks = append(checks, engines.CheckLine(fmt.Sprintf("spec.tieredstore.levels[%d].path", i), l.Path))
+		checks = append(checks, engines.CheckLine(fmt.Sprintf("spec.tieredstore.levels[%d].path", i), l.Path),
+			engines.CheckLine(fmt.Sprintf("spec.tieredstore.levels[%d].low", i), l.Low))
 	}
 	for i, eo := range ds.Spec.SharedEncryptOptions {
 		checks = append(checks, checkEncryptName(fmt.Sprintf("dataset spec.sharedEncryptOptions[%d].name", i), eo.Name))

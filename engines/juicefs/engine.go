@@ -3,7 +3,6 @@ package juicefs
 import (
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,8 +50,9 @@ func FusePath(namespace, name string) string {
 }
 
 // Values implements engines.Engine. Every spec string reaches the chart as
-// data: commands are argv lists (argv.go) and the chart quotes every
-// scalar; check refuses the strings no container could take as they are.
+// data: commands are argv lists (argv.go, options.go) and the chart quotes
+// every scalar; check refuses the strings no container could take as they
+// are, and the fields the engine cannot honour are refused by name.
 func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
 	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
 	if !ok {
@@ -61,38 +61,48 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if len(ds.Spec.Mounts) == 0 {
 		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
 	}
-	if err := check(ds, rt); err != nil {
-		return nil, err
+	for _, err := range []error{check(ds, rt), refuseUnsupported(rt), checkVolumes(rt)} {
+		if err != nil {
+			return nil, err
+		}
 	}
-	src := ds.Spec.Mounts[0]
-	var secrets []corev1.EnvVar
-	for _, s := range datasetSecrets(ds) {
-		secrets = append(secrets, secretEnv(s.env, s.secret, s.key))
-	}
-	cache, err := cacheValues(rt.Spec.TieredStore)
+	vol, err := parseVolume(ds, rt.Spec.Configs)
 	if err != nil {
 		return nil, err
 	}
-	img := runtimeImage(rt)
-	image := map[string]any{"repository": img.Repository, "tag": img.Tag, "pullPolicy": img.PullPolicy}
+	t, err := tierOf(rt.Spec.TieredStore)
+	if err != nil {
+		return nil, err
+	}
+	b := builder{ds: ds, rt: rt, vol: vol, tier: t}
+	for _, s := range datasetSecrets(ds) {
+		b.secrets = append(b.secrets, secretEnv(s.env, s.secret, s.key))
+	}
+	w, f := rt.Spec.Worker, rt.Spec.Fuse
+	img := imageOf(vol.edition, rt.Spec.JuiceFSVersion)
+	worker, err := b.component(part{field: "spec.worker", image: img, env: w.Env, options: w.Options, mounts: w.VolumeMounts,
+		podMetadata: w.PodMetadata, resources: w.Resources, nodeSelector: w.NodeSelector, hostNetwork: w.NetworkMode == datav1alpha1.HostNetworkMode})
+	if err != nil {
+		return nil, err
+	}
+	worker["replicas"] = rt.Spec.Replicas
+	// FUSE starts only on nodes where the CSI plugin staged the dataset.
+	key := datav1alpha1.KeyOf(ds)
+	fuseImage := img.With(datav1alpha1.VersionSpec{Image: f.Image, ImageTag: f.ImageTag, ImagePullPolicy: f.ImagePullPolicy})
+	fuse, err := b.component(part{field: "spec.fuse", image: fuseImage, env: f.Env, options: f.Options, mounts: f.VolumeMounts, fuse: true,
+		podMetadata: f.PodMetadata, resources: f.Resources, nodeSelector: engines.Merge(f.NodeSelector, map[string]string{key.FuseLabelKey(): "true"}),
+		hostNetwork: f.NetworkMode != datav1alpha1.ContainerNetworkMode})
+	if err != nil {
+		return nil, err
+	}
+	fusePath := FusePath(ds.Namespace, ds.Name)
+	fuse["hostPath"], fuse["preStop"] = strings.TrimSuffix(fusePath, "/juicefs-fuse"), preStop(fusePath)
 	placement := string(ds.Spec.Placement)
 	if placement == "" {
 		placement = string(datav1alpha1.ExclusiveMode)
 	}
-	key := datav1alpha1.KeyOf(ds)
-	fusePath := FusePath(ds.Namespace, ds.Name)
-	w, f := rt.Spec.Worker, rt.Spec.Fuse
-	worker := component(w.Resources, w.NodeSelector, append(slices.Clone(secrets), w.Env...), w.PodMetadata, w.NetworkMode == datav1alpha1.HostNetworkMode)
-	worker["replicas"], worker["command"] = rt.Spec.Replicas, workerCommand(cache, w.Options)
-	// FUSE starts only on nodes where the CSI plugin staged the dataset.
-	fuseSelector := engines.Merge(f.NodeSelector, map[string]string{key.FuseLabelKey(): "true"})
-	fuse := component(f.Resources, fuseSelector, append(slices.Clone(secrets), f.Env...), f.PodMetadata, f.NetworkMode != datav1alpha1.ContainerNetworkMode)
-	fuse["hostPath"], fuse["metricsPort"] = strings.TrimSuffix(fusePath, "/juicefs-fuse"), MetricsPort
-	fuse["command"], fuse["preStop"] = fuseCommand(fusePath, MetricsPort, f.Options), preStop(fusePath)
 	values := map[string]any{
-		"name": rt.Name, "namespace": rt.Namespace, "datasetID": key.DatasetID(), "image": image, "placement": placement,
-		"source":      map[string]any{"mountPoint": src.MountPoint, "options": engines.Merge(ds.Spec.SharedOptions, src.Options)},
-		"cache":       cache,
+		"name": rt.Name, "namespace": rt.Namespace, "datasetID": key.DatasetID(), "placement": placement,
 		"worker":      worker,
 		"fuse":        fuse,
 		"tolerations": ds.Spec.Tolerations,
@@ -101,50 +111,6 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required
 	}
 	return engines.ToPlain(values)
-}
-
-// cacheDir is one cache directory of a worker.
-type cacheDir struct {
-	Name     string `json:"name"`
-	Path     string `json:"path"`
-	Type     string `json:"type"`
-	QuotaMiB int64  `json:"quotaMiB"`
-}
-
-// cacheValues turns levels[0] (the only level JuiceFS uses) into cache
-// directories; the tier's quota is split evenly over its paths.
-func cacheValues(ts datav1alpha1.TieredStore) ([]cacheDir, error) {
-	out := []cacheDir{}
-	if len(ts.Levels) == 0 {
-		return out, nil
-	}
-	l := ts.Levels[0]
-	paths := strings.Split(l.Path, ",")
-	var quotaMiB int64
-	if l.Quota != nil {
-		quotaMiB = l.Quota.Value() / (1 << 20)
-	}
-	if quotaMiB <= 0 {
-		return nil, engines.Invalid("tieredstore.levels[0]: JuiceFS needs a quota of at least 1MiB")
-	}
-	volType := string(l.VolumeType)
-	if volType == "" {
-		volType = string(datav1alpha1.VolumeTypeHostPath)
-	}
-	for i, p := range paths {
-		out = append(out, cacheDir{Name: fmt.Sprintf("cache-%d", i), Path: strings.TrimSpace(p), Type: volType, QuotaMiB: quotaMiB})
-	}
-	return out, nil
-}
-
-func component(res corev1.ResourceRequirements, sel map[string]string, env []corev1.EnvVar, pm datav1alpha1.PodMetadata, hostNetwork bool) map[string]any {
-	if env == nil {
-		env = []corev1.EnvVar{}
-	}
-	return map[string]any{
-		"resources": res, "nodeSelector": sel, "env": env, "hostNetwork": hostNetwork,
-		"podMetadata": map[string]any{"labels": pm.Labels, "annotations": pm.Annotations},
-	}
 }
 
 // DefaultImage is the JuiceFS image (community edition) unless

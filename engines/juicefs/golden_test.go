@@ -91,13 +91,29 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	// A stale mount is unmounted before juicefs mounts, by a constant script
 	// that takes the mount point as an argument.
 	mp := juicefs.FusePath("team-a", "imagenet")
-	wantFuse := []string{"sh", "-c", `umount "$1" 2>/dev/null; shift; exec "$@"`, "sh", mp,
-		"juicefs", "mount", "<METAURL>", mp, "--foreground", "--metrics=0.0.0.0:9567", "-o", "attr-cache=7200"}
+	wantFuse := []string{"sh", "-c", juicefs.FuseScript, "sh", mp,
+		"6", "juicefs", "format", "<METAURL>", "imagenet", "--bucket=http://minio:9000/jfs", "--no-update", "0",
+		"juicefs", "mount", "<METAURL>", mp, "--attr-cache=7200", "--cache-dir=/mnt/cache1:/mnt/cache2", "--cache-size=40960",
+		"--metrics=0.0.0.0:9567", "--subdir=/imagenet"}
 	if diff := cmp.Diff(wantFuse, argv(fuse)); diff != "" {
 		t.Errorf("FUSE argv (-want +got):\n%s", diff)
 	}
 	if stop := fuse.Lifecycle.PreStop.Exec.Command; !slices.Equal(stop, []string{"umount", mp}) {
 		t.Errorf("FUSE preStop %q, want umount %s", stop, mp)
+	}
+	// The volume is formatted before anything mounts it: by the workers'
+	// init container, and by FUSE (wantFuse) in its own container, which a
+	// FUSE sidecar copies; without storage the format changes no existing
+	// volume.
+	wantFormat := []string{"juicefs", "format", "<METAURL>", "imagenet", "--bucket=http://minio:9000/jfs", "--no-update"}
+	if init := sts.Spec.Template.Spec.InitContainers; len(init) != 1 || init[0].Name != "format" {
+		t.Fatalf("worker init containers %+v, want format", init)
+	} else if diff := cmp.Diff(wantFormat, argv(init[0])); diff != "" {
+		t.Errorf("format argv (-want +got):\n%s", diff)
+	}
+	// FUSE caches to the tier too, in the same directories.
+	if diff := cmp.Diff(sts.Spec.Template.Spec.Volumes, dsf.Spec.Template.Spec.Volumes[2:]); diff != "" {
+		t.Errorf("FUSE cache volumes differ from the workers' (-worker +FUSE):\n%s", diff)
 	}
 	env := sts.Spec.Template.Spec.Containers[0].Env
 	if len(env) != 1 || env[0].ValueFrom == nil || env[0].ValueFrom.SecretKeyRef.Name != "jfs-secret" {
@@ -111,7 +127,8 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	if a := sts.Spec.Template.Spec.Affinity; a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution == nil || a.NodeAffinity == nil {
 		t.Errorf("shared placement and dataset node affinity not rendered: %+v", a)
 	}
-	wantWorker := []string{"juicefs", "mount", "<METAURL>", "/runtime-mnt/cache", "--cache-dir=/mnt/cache1:/mnt/cache2", "--cache-size=40960", "-o", "free-space-ratio=0.1"}
+	wantWorker := []string{"juicefs", "mount", "<METAURL>", "/runtime-mnt/cache", "--cache-dir=/mnt/cache1:/mnt/cache2", "--cache-size=40960",
+		"--free-space-ratio=0.1", "--metrics=0.0.0.0:9567", "--subdir=/imagenet"}
 	if diff := cmp.Diff(wantWorker, argv(sts.Spec.Template.Spec.Containers[0])); diff != "" {
 		t.Errorf("worker argv (-want +got):\n%s", diff)
 	}

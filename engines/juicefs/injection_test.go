@@ -28,8 +28,8 @@ func TestPullPolicyCannotStartAnotherObject(t *testing.T) {
 // constant unmount script included) holds it.
 func TestOptionValueIsOneArgument(t *testing.T) {
 	ds, rt := sample()
-	rt.Spec.Worker.Options = map[string]string{"x": "a; touch /tmp/pwned"}
-	rt.Spec.Fuse.Options = map[string]string{"x": "a; touch /tmp/pwned"}
+	rt.Spec.Worker.Options = map[string]string{"custom-labels": "a; touch /tmp/pwned"}
+	rt.Spec.Fuse.Options = map[string]string{"custom-labels": "a; touch /tmp/pwned"}
 	out := render(t, ds, rt)
 	worker := enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml").Spec.Template.Spec.Containers[0]
 	fuse := enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml").Spec.Template.Spec.Containers[0]
@@ -37,10 +37,10 @@ func TestOptionValueIsOneArgument(t *testing.T) {
 		name string
 		argv []string
 	}{{"worker", argv(worker)}, {"FUSE", argv(fuse)}} {
-		i := slices.Index(c.argv, "x=a; touch /tmp/pwned")
+		i := slices.Index(c.argv, "--custom-labels=a; touch /tmp/pwned")
 		holding := slices.DeleteFunc(slices.Clone(c.argv), func(a string) bool { return !strings.Contains(a, "touch") })
-		if i < 1 || c.argv[i-1] != "-o" || len(holding) != 1 || slices.Index(c.argv, "juicefs") > i {
-			t.Errorf("%s argv %q: want -o and \"x=a; touch /tmp/pwned\" as arguments of juicefs, and in no other argument", c.name, c.argv)
+		if i < 1 || len(holding) != 1 || slices.Index(c.argv, "juicefs") > i {
+			t.Errorf("%s argv %q: want \"--custom-labels=a; touch /tmp/pwned\" as one argument of juicefs, and in no other argument", c.name, c.argv)
 		}
 	}
 }

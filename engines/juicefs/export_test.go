@@ -1,0 +1,4 @@
+package juicefs
+
+// FuseScript is fuseScript, for the tests.
+const FuseScript = fuseScript
