@@ -161,7 +161,7 @@ $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages
 
 # rclone with all its backends: the first build takes minutes (tool.sh
 # prints a line a minute while it builds).
-$(RCLONE): tests/tools/rclone/go.mod tests/tools/rclone/go.sum
+$(RCLONE): tests/tools/rclone/go.mod tests/tools/rclone/go.sum tests/tools/rclone/ldflags.sh
 	hack/tool.sh tests/tools/rclone github.com/rclone/rclone $@
 
 # The certmanager tools module builds commands of its own: its sources are

@@ -12,13 +12,14 @@ import (
 	"github.com/sluice-data/sluice/engines/thin"
 )
 
-// NewCommand is `sluice rclone-mount --config FILE [--rclone PROGRAM] [-- RCLONE FLAGS...]`:
-// it builds the rclone command line from the FUSE config and replaces
-// itself with rclone, which then receives the pod's signals directly.
+// NewCommand is `sluice rclone-mount --config FILE --secret-root DIR [--rclone PROGRAM] [-- RCLONE FLAGS...]`:
+// it builds the rclone command line from the FUSE config, makes the mount
+// point and replaces itself with rclone, which then receives the pod's
+// signals directly.
 func NewCommand() *cobra.Command {
-	var config, program string
+	var config, secretRoot, program string
 	cmd := &cobra.Command{
-		Use:   "rclone-mount --config FILE [-- RCLONE FLAGS...]",
+		Use:   "rclone-mount --config FILE --secret-root DIR [-- RCLONE FLAGS...]",
 		Short: "Mount a Thin Dataset's s3:// bucket with rclone mount2 (the FUSE program of the rclone ThinRuntimeProfile)",
 		Long: "Reads the Thin FUSE config (mounts, target path, fuse options, Secret files) and runs\n" +
 			"rclone mount2 :s3:<bucket>[/<prefix>] <targetPath> with the flags after --, then the\n" +
@@ -33,9 +34,14 @@ func NewCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := Build(cfg, args, os.ReadFile)
+			c, err := Build(cfg, secretRoot, args, os.ReadFile)
 			if err != nil {
 				return fmt.Errorf("%s: %w", config, err)
+			}
+			// The chart mounts the target's parent from the node; the
+			// program makes the mount point in it, as rclone does not.
+			if err := os.MkdirAll(cfg.TargetPath, 0o755); err != nil {
+				return fmt.Errorf("making the mount point: %w", err)
 			}
 			bin, err := exec.LookPath(program)
 			if err != nil {
@@ -46,6 +52,7 @@ func NewCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&config, "config", thin.ConfigPath, "the Thin FUSE config")
+	cmd.Flags().StringVar(&secretRoot, "secret-root", thin.SecretRoot, "where the Secrets of encrypt options are mounted (the config names files under it)")
 	cmd.Flags().StringVar(&program, "rclone", "rclone", "the rclone program (a name is looked up in PATH)")
 	return cmd
 }

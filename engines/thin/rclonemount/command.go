@@ -46,10 +46,12 @@ var (
 // extra are the profile's arguments; the mount's options follow as rclone's
 // S3 backend flags and the runtime's fuse options as rclone flags, each name
 // lower case with _ written -, sorted, so rclone itself refuses a name it
-// does not know. The encrypt options named in Credentials are read from
-// their Secret files (readFile) into the environment; any other one is
-// refused, as is every option the program cannot pass as a flag.
-func Build(cfg thin.FuseConfig, extra []string, readFile func(string) ([]byte, error)) (Command, error) {
+// does not know. An option whose value is a file under secretRoot is an
+// encrypt option: those named in Credentials are read from their Secret
+// files (readFile) into the environment; any other one is refused, as is
+// every option the program cannot pass as a flag.
+func Build(cfg thin.FuseConfig, secretRoot string, extra []string, readFile func(string) ([]byte, error)) (Command, error) {
+	secretRoot = path.Clean(secretRoot) + "/"
 	if len(cfg.Mounts) != 1 {
 		return Command{}, fmt.Errorf("spec.mounts has %d mounts; the rclone profile mounts exactly one s3:// bucket", len(cfg.Mounts))
 	}
@@ -73,14 +75,14 @@ func Build(cfg thin.FuseConfig, extra []string, readFile func(string) ([]byte, e
 	for _, name := range sortedKeys(m.Options) {
 		value := m.Options[name]
 		if variable, ok := Credentials[strings.ReplaceAll(name, "-", "_")]; ok {
-			secret, err := secretValue(name, value, readFile)
+			secret, err := secretValue(name, value, secretRoot, readFile)
 			if err != nil {
 				return Command{}, err
 			}
 			env = append(env, variable+"="+secret)
 			continue
 		}
-		if strings.HasPrefix(value, thin.SecretRoot+"/") {
+		if strings.HasPrefix(value, secretRoot) {
 			return Command{}, fmt.Errorf("spec.mounts[0] encrypt option %q: the rclone profile reads only %s from Secrets", name, strings.Join(sortedKeys(Credentials), ", "))
 		}
 		flag, err := flagOf("spec.mounts[0].options", name, value)
@@ -140,8 +142,8 @@ func remotePath(mountPoint string) (string, error) {
 }
 
 // secretValue reads the Secret file an encrypt option points at.
-func secretValue(name, file string, readFile func(string) ([]byte, error)) (string, error) {
-	if !strings.HasPrefix(file, thin.SecretRoot+"/") {
+func secretValue(name, file, secretRoot string, readFile func(string) ([]byte, error)) (string, error) {
+	if !strings.HasPrefix(file, secretRoot) {
 		return "", fmt.Errorf("spec.mounts[0] option %q is a credential: give it as an encrypt option (a Secret), not a plain option", name)
 	}
 	data, err := readFile(file)

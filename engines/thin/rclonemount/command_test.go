@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ var files = map[string]string{
 // TestBuild: the bucket and prefix become the remote, options become
 // flags after the profile's, credentials go to the environment only.
 func TestBuild(t *testing.T) {
-	c, err := rclonemount.Build(config(), []string{"--vfs-cache-mode=full", "--cache-dir=/var/cache/rclone"}, secrets(files))
+	c, err := rclonemount.Build(config(), thin.SecretRoot, []string{"--vfs-cache-mode=full", "--cache-dir=/var/cache/rclone"}, secrets(files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestBuildWritable(t *testing.T) {
 	cfg := config()
 	cfg.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}
 	cfg.Mounts[0].MountPoint = "s3://photos"
-	c, err := rclonemount.Build(cfg, nil, secrets(files))
+	c, err := rclonemount.Build(cfg, thin.SecretRoot, nil, secrets(files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestBuildWritable(t *testing.T) {
 		t.Errorf("args %q: want the whole bucket, writable", c.Args)
 	}
 	cfg.Mounts[0].ReadOnly = true
-	if c, _ = rclonemount.Build(cfg, nil, secrets(files)); c.Args[3] != "--read-only" {
+	if c, _ = rclonemount.Build(cfg, thin.SecretRoot, nil, secrets(files)); c.Args[3] != "--read-only" {
 		t.Errorf("args %q: a readOnly mount must be mounted --read-only", c.Args)
 	}
 }
@@ -120,14 +121,14 @@ func TestBuildRefuses(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg := config()
 			tc.edit(&cfg)
-			_, err := rclonemount.Build(cfg, nil, secrets(files))
+			_, err := rclonemount.Build(cfg, thin.SecretRoot, nil, secrets(files))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 		})
 	}
 	empty := map[string]string{thin.SecretFile("photos-s3", "access"): "\n", thin.SecretFile("photos-s3", "secret"): "x"}
-	if _, err := rclonemount.Build(config(), nil, secrets(empty)); err == nil || !strings.Contains(err.Error(), `"access_key_id": its Secret file`) {
+	if _, err := rclonemount.Build(config(), thin.SecretRoot, nil, secrets(empty)); err == nil || !strings.Contains(err.Error(), `"access_key_id": its Secret file`) {
 		t.Errorf("an empty Secret file: %v", err)
 	}
 }
@@ -150,5 +151,21 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := rclonemount.Load(file); err == nil || !strings.Contains(err.Error(), "decoding the Thin FUSE config") {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestBuildSecretRoot: encrypt options are the files under the given
+// Secret root, wherever the pod mounts it.
+func TestBuildSecretRoot(t *testing.T) {
+	moved := map[string]string{"/run/s/photos-s3/access": "AKIA-EXAMPLE", "/run/s/photos-s3/secret": "s3cr3t"}
+	cfg := config()
+	cfg.Mounts[0].Options["access_key_id"] = "/run/s/photos-s3/access"
+	cfg.Mounts[0].Options["secret_access_key"] = "/run/s/photos-s3/secret"
+	c, err := rclonemount.Build(cfg, "/run/s", nil, secrets(moved))
+	if err != nil || !slices.Equal(c.Env, []string{"RCLONE_S3_ACCESS_KEY_ID=AKIA-EXAMPLE", "RCLONE_S3_SECRET_ACCESS_KEY=s3cr3t"}) {
+		t.Fatalf("env %q, %v", c.Env, err)
+	}
+	if _, err := rclonemount.Build(cfg, thin.SecretRoot, nil, secrets(moved)); err == nil || !strings.Contains(err.Error(), "is a credential") {
+		t.Errorf("files outside the Secret root must not be read as credentials: %v", err)
 	}
 }
