@@ -18,9 +18,10 @@ var coldFiles int
 // (the FUSE command line the chart renders, rclone serve s3 on loopback):
 //
 //   - cold: a file the mount has never read, written to the bucket just
-//     before (timer stopped), so every read fetches it from S3 into the
-//     VFS cache; this mount runs with the runtime option dir-cache-time: 0s
-//     so that it sees each new file at once;
+//     before and removed just after (timer stopped), so every read lists
+//     the bucket and fetches the file from S3 into the VFS cache; this
+//     mount runs with the runtime option dir-cache-time: 0s so that it sees
+//     each new file at once;
 //   - warm: the same file again, after a first read filled the cache.
 //
 // Run it with a fixed count: go test ./tests/datapath -run '^$' -bench Read -benchtime 20x
@@ -49,6 +50,10 @@ func BenchmarkRead(b *testing.B) {
 			b.StopTimer()
 			if cold.s3.ObjectGets() == gets {
 				b.Fatalf("the cold read of %s fetched nothing from S3", name)
+			}
+			// The bucket's listing, read at each lookup, stays one file long.
+			if err := os.Remove(filepath.Join(cold.served, name)); err != nil {
+				b.Fatal(err)
 			}
 			b.StartTimer()
 		}
