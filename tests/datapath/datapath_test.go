@@ -114,6 +114,35 @@ func TestRcloneDataPath(t *testing.T) {
 	t.Logf("warm reads with S3 offline: %d requests reached the proxy, none for an object", d.s3.Requests()-requests)
 }
 
+// TestRcloneRefusesWhatItCannotHonour: the FUSE program does not start
+// when the Dataset names an S3 option rclone does not have (rclone refuses
+// the flag) or an encrypt option the program does not read; the pod's log
+// says which.
+func TestRcloneRefusesWhatItCannotHonour(t *testing.T) {
+	tl := requireDataPath(t)
+	s3 := serveS3(t, tl, t.TempDir())
+	for name, tc := range map[string]struct {
+		edit func(*sample)
+		want string
+	}{
+		"unknown S3 option":   {func(s *sample) { s.Dataset.Spec.Mounts[0].Options["no_such_option"] = "1" }, "unknown flag: --s3-no-such-option"},
+		"unknown fuse option": {func(s *sample) { s.Runtime.Spec.Fuse.Options["vfs-cache-size-max"] = "1G" }, "unknown flag: --vfs-cache-size-max"},
+		"other encrypt option": {func(s *sample) {
+			s.Dataset.Spec.Mounts[0].EncryptOptions[1].Name = "sse_customer_key"
+		}, `encrypt option "sse_customer_key": the rclone profile reads only access_key_id, secret_access_key, session_token`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := loadSample(t, namespace(t), s3.Endpoint)
+			tc.edit(&s)
+			s.create(t)
+			out := fuseFails(t, tl, s, render(t, s))
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("the FUSE pod's output does not say %q:\n%s", tc.want, out)
+			}
+		})
+	}
+}
+
 // readEqual reads name through dir and compares it with the served bytes.
 // A read that S3 cannot serve fails only after rclone's retries (minutes):
 // the test gives up after readTimeout (the cleanup's SIGTERM to rclone then

@@ -91,8 +91,46 @@ func (p *pod) rewrite(s string) string {
 }
 
 // startFuse prepares the pod's volumes under a temp root and starts the
-// container's command line, stopping it (and unmounting) when the test ends.
+// container's command line, stopping it (and unmounting) when the test
+// ends; it fails the test unless the mount comes up.
 func startFuse(tb testing.TB, t tools, s sample, r rendered) *pod {
+	tb.Helper()
+	p, exited := launchFuse(tb, t, s, r)
+	target := p.Path(r.Volume.Path)
+	deadline := time.Now().Add(60 * time.Second)
+	for mounted(target) != r.Volume.MountType {
+		select {
+		case <-exited:
+			tb.Fatalf("the FUSE command %q exited: %v\n%s", p.Argv, p.cmd.ProcessState, p.out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("no %s mount at %s after 60s (mount table: %q)\n%s", r.Volume.MountType, target, mounted(target), p.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return p
+}
+
+// fuseFails runs the container's command line, which must exit with an
+// error within a minute, and returns its output.
+func fuseFails(tb testing.TB, t tools, s sample, r rendered) string {
+	tb.Helper()
+	p, exited := launchFuse(tb, t, s, r)
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		tb.Fatalf("the FUSE command %q still runs after 60s\n%s", p.Argv, p.out.String())
+	}
+	if p.cmd.ProcessState.Success() || mounted(p.Path(r.Volume.Path)) != "" {
+		tb.Fatalf("the FUSE command %q succeeded\n%s", p.Argv, p.out.String())
+	}
+	return p.out.String()
+}
+
+// launchFuse prepares the pod's volumes under a temp root and starts the
+// container's command line; the channel closes when the process exits.
+func launchFuse(tb testing.TB, t tools, s sample, r rendered) (*pod, <-chan struct{}) {
 	tb.Helper()
 	p := &pod{Root: tb.TempDir(), out: &testenv.LockedBuffer{}}
 	for _, m := range r.Container.VolumeMounts {
@@ -169,20 +207,7 @@ func startFuse(tb testing.TB, t tools, s sample, r rendered) *pod {
 			_ = syscall.Unmount(p.Path(r.Volume.Path), syscall.MNT_DETACH)
 		}
 	})
-	target := p.Path(r.Volume.Path)
-	deadline := time.Now().Add(60 * time.Second)
-	for mounted(target) != r.Volume.MountType {
-		select {
-		case <-exited:
-			tb.Fatalf("the FUSE command %q exited: %v\n%s", p.Argv, cmd.ProcessState, p.out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("no %s mount at %s after 60s (mount table: %q)\n%s", r.Volume.MountType, target, mounted(target), p.out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return p
+	return p, exited
 }
 
 // rewriteConfig moves the config's paths (target path, Secret files)
