@@ -30,9 +30,8 @@ type sample struct {
 	Runtime *datav1alpha1.ThinRuntime
 }
 
-// loadSample reads the sample. The test changes only what this machine
-// needs: the namespace, the endpoint and the keys of its S3 server, and
-// the runtime's fuse options when edit says so.
+// loadSample reads the sample. It changes only what this machine needs:
+// the namespace, the endpoint and the keys of the test's S3 server.
 func loadSample(tb testing.TB, namespace, endpoint string) sample {
 	tb.Helper()
 	f, err := os.Open(sampleFile)
