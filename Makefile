@@ -30,6 +30,7 @@ KUBECTL        := $(BIN)/kubectl
 CM_CONTROLLER  := $(BIN)/cert-manager-controller
 CM_CAINJECTOR  := $(BIN)/cert-manager-cainjector
 CM_CRDS        := $(BIN)/cert-manager-crds.yaml
+RCLONE         := $(BIN)/rclone
 
 export KUBEBUILDER_ASSETS := $(BIN)
 
@@ -113,13 +114,16 @@ demo: build sim-binaries ## Run the demo story on a fresh `sluice dev` cluster, 
 kubectl: $(KUBECTL) ## Build the pinned kubectl (tests/tools/kubectl) into bin/, for bin/dev.kubeconfig.
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries $(KUBECTL) ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries $(KUBECTL) $(RCLONE) ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
 
 .PHONY: sim-binaries
 sim-binaries: kube-binaries $(KUBE_SCHEDULER) $(KUBE_CM) $(KWOK) $(KWOK_STAGES) ## Build the simulated cluster's scheduler, controller-manager and kwok into bin/.
+
+.PHONY: rclone
+rclone: $(RCLONE) ## Build the pinned rclone (tests/tools/rclone) into bin/, for the data-path test (tests/datapath).
 
 .PHONY: certmanager-binaries
 certmanager-binaries: $(CM_CONTROLLER) $(CM_CAINJECTOR) $(CM_CRDS) ## Build cert-manager's controller and cainjector (tests/tools/certmanager) and write its CRDs into bin/.
@@ -155,6 +159,11 @@ $(KWOK): tests/tools/kwok/go.mod tests/tools/kwok/go.sum
 $(KWOK_STAGES): tests/tools/kwok/go.mod tests/tools/kwok/go.sum hack/kwok-stages.sh
 	hack/kwok-stages.sh $@
 
+# rclone with all its backends: the first build takes minutes (tool.sh
+# prints a line a minute while it builds).
+$(RCLONE): tests/tools/rclone/go.mod tests/tools/rclone/go.sum tests/tools/rclone/ldflags.sh
+	hack/tool.sh tests/tools/rclone github.com/rclone/rclone $@
+
 # The certmanager tools module builds commands of its own: its sources are
 # part of their cache key too (hack/tool.sh).
 CM_TOOLS_DEPS := tests/tools/certmanager/go.mod tests/tools/certmanager/go.sum $(wildcard tests/tools/certmanager/*/*.go)
@@ -175,15 +184,17 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
-test: sim-binaries certmanager-binaries ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers (binaries built when missing).
+test: sim-binaries certmanager-binaries $(RCLONE) ## Run every test against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing).
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 	# Bundle loads and specialised-query builds run concurrently (webhook/internal/opalock).
 	$(GO) test -race $(TEST_FLAGS) ./webhook/policy/... ./webhook/internal/...
 
 .PHONY: bench
-bench: build sim-binaries ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster).
-	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v /tests/scale)
+bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster; cold and warm reads through rclone's FUSE mount).
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v -e /tests/scale -e /tests/datapath)
 	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
+	# Each cold read writes a new 4 MiB object: a small fixed count.
+	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath
 
 .PHONY: fuzz
 fuzz: ## Fuzz the admission path for FUZZTIME (default 60s).

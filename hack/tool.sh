@@ -37,9 +37,16 @@ if [[ -x "$cached" ]]; then
 	exit 0
 fi
 
-echo "tool.sh: building $pkg from $module_dir (the first build of the Kubernetes binaries takes several minutes)"
+echo "tool.sh: building $pkg from $module_dir (the first build of the Kubernetes binaries or rclone takes several minutes)"
 start=$(date +%s)
+# A line a minute, so that a long first build (CI on a fresh machine) is seen
+# to progress. sleep holds none of the output's descriptors: a pipe reading
+# this output closes when the build ends, not a minute later.
+(while sleep 60 </dev/null >/dev/null 2>&1; do echo "tool.sh: still building $(basename "$out") ($(($(date +%s) - start))s)"; done) &
+ticker=$!
+trap 'kill "$ticker" 2>/dev/null || true' EXIT
 (cd "$module_dir" && go build -ldflags "$ldflags" -o "$out.tmp" "$pkg")
+kill "$ticker" 2>/dev/null || true
 mv "$out.tmp" "$out"
 mkdir -p "$(dirname "$cached")"
 cp "$out" "$cached.tmp" && mv "$cached.tmp" "$cached"
