@@ -45,6 +45,9 @@ type Field struct {
 	// gets the field's Go value (e.g. a map[string]string) and answers why
 	// the value is refused, or "" (Jindo: credentials in plain properties).
 	Check func(v any) string
+	// Default, when set, is a value (as fmt.Sprint prints it) that counts
+	// as unset: the CRD's default, which every stored object carries.
+	Default string
 }
 
 // Fields is an engine's field table: every spec field of the runtime kind
@@ -84,7 +87,7 @@ func (fs Fields) Check(obj any) []Finding {
 		if f.Support == Honoured && f.Check == nil {
 			continue
 		}
-		for _, at := range lookup(u, "", splitPath(f.Path)) {
+		for _, at := range lookup(u, "", splitPath(f.Path), f.Default) {
 			switch {
 			case f.Support != Honoured:
 				out = append(out, Finding{Path: at.path, Support: f.Support, Message: f.Note})
@@ -147,7 +150,7 @@ func splitPath(path string) []segment {
 
 // lookup finds the set values at the segments under v, a Go value whose
 // fields are named by their JSON tags.
-func lookup(v reflect.Value, prefix string, segs []segment) []found {
+func lookup(v reflect.Value, prefix string, segs []segment, def string) []found {
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
 			return nil
@@ -158,7 +161,7 @@ func lookup(v reflect.Value, prefix string, segs []segment) []found {
 		v = v.Elem()
 	}
 	if len(segs) == 0 {
-		if isZero(v) {
+		if isZero(v) || (def != "" && fmt.Sprint(v.Interface()) == def) {
 			return nil
 		}
 		return []found{{path: prefix, value: v.Interface()}}
@@ -173,7 +176,7 @@ func lookup(v reflect.Value, prefix string, segs []segment) []found {
 		return nil
 	}
 	if !s.list {
-		return lookup(child, name, segs[1:])
+		return lookup(child, name, segs[1:], def)
 	}
 	if child.Kind() != reflect.Slice {
 		return nil
@@ -183,7 +186,7 @@ func lookup(v reflect.Value, prefix string, segs []segment) []found {
 		if s.index >= 0 && i != s.index {
 			continue
 		}
-		out = append(out, lookup(child.Index(i), fmt.Sprintf("%s[%d]", name, i), segs[1:])...)
+		out = append(out, lookup(child.Index(i), fmt.Sprintf("%s[%d]", name, i), segs[1:], def)...)
 	}
 	return out
 }

@@ -76,3 +76,15 @@ func TestCheckNamesEachListElement(t *testing.T) {
 		t.Errorf("Refuse: %v", err)
 	}
 }
+
+func TestCheckSkipsTheDefault(t *testing.T) {
+	warn := engines.Fields{{Path: "spec.nodePublishSecretPolicy", Support: engines.Warned, Default: "MountNodePublishSecretIfExists", Note: "no effect"}}
+	p := &datav1alpha1.ThinRuntimeProfile{Spec: datav1alpha1.ThinRuntimeProfileSpec{NodePublishSecretPolicy: "MountNodePublishSecretIfExists"}}
+	if got := warn.Check(p); len(got) != 0 {
+		t.Errorf("the default: findings %q, want none", paths(got))
+	}
+	p.Spec.NodePublishSecretPolicy = "NotMountNodePublishSecret"
+	if got := warn.Check(p); !slices.Equal(paths(got), []string{"warned spec.nodePublishSecretPolicy: no effect"}) {
+		t.Errorf("another value: findings %q", paths(got))
+	}
+}

@@ -185,6 +185,12 @@ func CheckHonouredRendered(t *testing.T, c RenderCase, spec apiextensionsv1.JSON
 	}
 }
 
+// RenderErr renders like Render but returns the engine's error (from
+// Resolve or Values, or Helm's) instead of stopping the test.
+func RenderErr(e engines.Engine, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]string, error) {
+	return renderFor(e, r, ds, rt)
+}
+
 func renderFor(e engines.Engine, r client.Reader, ds *datav1alpha1.Dataset, rt client.Object) (map[string]string, error) {
 	if res, ok := e.(engines.Resolver); ok {
 		resolved, err := res.Resolve(context.Background(), r, rt)
