@@ -9,6 +9,8 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/fieldtables"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -49,7 +51,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 			}
 		}
 	case runtimeKinds[kind] != nil:
-		return g.runtimeFacts(ctx, kind, obj, old, withUsage)
+		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
+		f.Fields = fieldFacts(kind, obj)
+		return f, err
+	case kind == "ThinRuntimeProfile":
+		f.Fields = fieldFacts(kind, obj)
 	default:
 		return g.operationFacts(ctx, obj)
 	}
@@ -118,4 +124,14 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 		namespace = ref.Namespace
 	}
 	return g.get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, op)
+}
+
+// fieldFacts are the refused and warned fields obj sets, by its kind's
+// field table.
+func fieldFacts(kind string, obj client.Object) []engines.Finding {
+	table, ok := fieldtables.ForKind(kind)
+	if !ok {
+		return nil
+	}
+	return table.Check(obj)
 }
