@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Support says what an engine does with a spec field.
@@ -259,4 +261,18 @@ func RefusedField(path, msg string) Field {
 // as a warning.
 func WarnedField(path, msg string) Field {
 	return Field{Path: path, Support: Warned, Note: msg}
+}
+
+// EmptyDirOnly is a Field.Check for a tier's volumeSource that an engine
+// reads only the emptyDir of: any other volume source is refused.
+func EmptyDirOnly(v any) string {
+	vs, ok := v.(corev1.VolumeSource)
+	if !ok {
+		return ""
+	}
+	vs.EmptyDir = nil
+	if isZero(reflect.ValueOf(vs)) {
+		return ""
+	}
+	return "only an emptyDir volume source is read (its medium and sizeLimit); use volumeType hostPath or emptyDir for the others"
 }

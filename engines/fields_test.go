@@ -88,3 +88,12 @@ func TestCheckSkipsTheDefault(t *testing.T) {
 		t.Errorf("another value: findings %q", paths(got))
 	}
 }
+
+func TestEmptyDirOnly(t *testing.T) {
+	if msg := engines.EmptyDirOnly(corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}); msg != "" {
+		t.Errorf("an emptyDir: %q", msg)
+	}
+	if msg := engines.EmptyDirOnly(corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/x"}}); msg == "" {
+		t.Error("a hostPath source is not refused")
+	}
+}

@@ -20,7 +20,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 	ds, rt := sample()
 	c := enginetest.RenderCase{Engine: juicefs.Engine{}, Dataset: ds, Runtime: rt}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("juicefsruntimes")), juicefs.Fields, juicefsSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy"})
+		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy", "spec.tieredstore.levels[].mediumtype"})
 }
 
 // TestValuesRefuseRefusedFields: a runtime admitted while the webhook was
@@ -35,16 +35,17 @@ func TestValuesRefuseRefusedFields(t *testing.T) {
 var (
 	juicefsResources = map[string]any{"requests": map[string]any{"cpu": "250m"}}
 	juicefsSamples   = map[string]any{
-		"spec.juicefsVersion":       map[string]any{"image": "registry.example/juicefs", "imageTag": "ce-v9"},
-		"spec.fuse.env":             []any{map[string]any{"name": "SAMPLE", "value": "x"}},
-		"spec.worker.env":           []any{map[string]any{"name": "SAMPLE", "value": "x"}},
-		"spec.fuse.resources":       juicefsResources,
-		"spec.worker.resources":     juicefsResources,
-		"spec.fuse.podMetadata":     map[string]any{"labels": map[string]any{"tier": "gold"}},
-		"spec.worker.podMetadata":   map[string]any{"labels": map[string]any{"tier": "gold"}},
-		"spec.worker.ports":         []any{map[string]any{"name": "sample", "containerPort": int64(7777)}},
-		"spec.fuse.networkMode":     "ContainerNetwork",
-		"spec.worker.networkMode":   "HostNetwork",
-		"spec.tieredstore.levels[]": map[string]any{"mediumtype": "SSD", "path": "/mnt/jfs-cache", "quota": "10Gi"},
+		"spec.juicefsVersion":             map[string]any{"image": "registry.example/juicefs", "imageTag": "ce-v9"},
+		"spec.fuse.env":                   []any{map[string]any{"name": "SAMPLE", "value": "x"}},
+		"spec.worker.env":                 []any{map[string]any{"name": "SAMPLE", "value": "x"}},
+		"spec.fuse.resources":             juicefsResources,
+		"spec.worker.resources":           juicefsResources,
+		"spec.fuse.podMetadata":           map[string]any{"labels": map[string]any{"tier": "gold"}},
+		"spec.worker.podMetadata":         map[string]any{"labels": map[string]any{"tier": "gold"}},
+		"spec.worker.ports":               []any{map[string]any{"name": "sample", "containerPort": int64(7777)}},
+		"spec.fuse.networkMode":           "ContainerNetwork",
+		"spec.worker.networkMode":         "HostNetwork",
+		"spec.tieredstore.levels[].path":  "/mnt/jfs-other",
+		"spec.tieredstore.levels[].quota": "20Gi",
 	}
 )

@@ -20,7 +20,15 @@ func init() {
 		engines.OutsideChartField("spec.profileName", "the reconciler, which reads the named ThinRuntimeProfile the release is built from", "the ThinRuntimeProfile the runtime runs"),
 		engines.HonouredField("spec.replicas", "number of workers"),
 		engines.RefusedField("spec.runAs", "Sluice's Thin engine does not run the FUSE program as another user; set the user in the image or in spec.fuse's command"),
-		engines.HonouredField("spec.tieredstore.levels[]", "cache volumes of the workers and FUSE (path, quota, medium)"),
+		engines.WarnedField("spec.tieredstore.levels[].high", "has no effect: the FUSE program manages its own cache"),
+		engines.WarnedField("spec.tieredstore.levels[].low", "has no effect: the FUSE program manages its own cache"),
+		engines.HonouredField("spec.tieredstore.levels[].mediumtype", "MEM makes emptyDir cache volumes memory-backed"),
+		engines.HonouredField("spec.tieredstore.levels[].path", "cache volumes of the workers and FUSE, at these paths"),
+		engines.HonouredField("spec.tieredstore.levels[].quota", "size limit of emptyDir cache volumes, split over the paths"),
+		engines.HonouredField("spec.tieredstore.levels[].quotaList", "size limit of each path's emptyDir cache volume"),
+		{Path: "spec.tieredstore.levels[].volumeSource", Support: engines.Honoured, Check: engines.EmptyDirOnly,
+			Note: "emptyDir medium and sizeLimit of the cache volumes"},
+		engines.HonouredField("spec.tieredstore.levels[].volumeType", "hostPath or emptyDir cache volumes"),
 		engines.HonouredField("spec.volumes", "extra volumes, merged by name over the profile's"),
 	}
 	Fields = append(Fields, componentFields("runtime's, over the profile's")...)

@@ -27,11 +27,18 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 	c := enginetest.RenderCase{Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: rt}
 	// Workers enabled by the profile only; their count from
 	// spec.worker.replicas only when spec.replicas is 0.
-	noWorkers, noReplicas := rt.DeepCopy(), rt.DeepCopy()
+	noWorkers, noReplicas, emptyDir := rt.DeepCopy(), rt.DeepCopy(), rt.DeepCopy()
 	noWorkers.Spec.Worker.Enabled, noReplicas.Spec.Replicas = false, 0
+	// A medium and a size limit (quota, quotaList, volumeSource.emptyDir)
+	// shape emptyDir cache volumes; a hostPath has neither.
+	emptyDir.Spec.TieredStore.Levels[1].VolumeType = datav1alpha1.VolumeTypeEmptyDir
 	c.Alternate = map[string]*enginetest.RenderCase{
-		"spec.worker.enabled":  {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noWorkers},
-		"spec.worker.replicas": {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noReplicas},
+		"spec.tieredstore.levels[].mediumtype":   {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: emptyDir},
+		"spec.tieredstore.levels[].volumeSource": {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: emptyDir},
+		"spec.tieredstore.levels[].quota":        {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: emptyDir},
+		"spec.tieredstore.levels[].quotaList":    {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: emptyDir},
+		"spec.worker.enabled":                    {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noWorkers},
+		"spec.worker.replicas":                   {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noReplicas},
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("thinruntimes")), thin.Fields, thinSamples,
 		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy", "spec.profileName"})
@@ -87,29 +94,33 @@ var (
 	thinMounts    = []any{map[string]any{"name": "scripts", "mountPath": "/sample"}}
 	thinSecrets   = []any{map[string]any{"name": "registry-creds"}}
 	thinSamples   = map[string]any{
-		"spec.fileSystemType":          "fuse.sample",
-		"spec.imagePullSecrets":        thinSecrets,
-		"spec.fuse.imagePullSecrets":   thinSecrets,
-		"spec.worker.imagePullSecrets": thinSecrets,
-		"spec.fuse.env":                thinEnv,
-		"spec.worker.env":              thinEnv,
-		"spec.fuse.ports":              thinPorts,
-		"spec.worker.ports":            thinPorts,
-		"spec.fuse.volumeMounts":       thinMounts,
-		"spec.worker.volumeMounts":     thinMounts,
-		"spec.fuse.resources":          thinResources,
-		"spec.worker.resources":        thinResources,
-		"spec.fuse.livenessProbe":      thinProbe,
-		"spec.fuse.readinessProbe":     thinProbe,
-		"spec.worker.livenessProbe":    thinProbe,
-		"spec.worker.readinessProbe":   thinProbe,
-		"spec.fuse.lifecycle":          map[string]any{"preStop": map[string]any{"exec": map[string]any{"command": []any{"sleep", "1"}}}},
-		"spec.fuse.podMetadata":        map[string]any{"labels": map[string]any{"tier": "gold"}},
-		"spec.fuse.imagePullPolicy":    "Never",
-		"spec.worker.imagePullPolicy":  "Never",
-		"spec.fuse.networkMode":        "ContainerNetwork",
-		"spec.worker.networkMode":      "ContainerNetwork",
-		"spec.tieredstore.levels[]":    map[string]any{"mediumtype": "HDD", "path": "/mnt/hdd", "quota": "10Gi"},
-		"spec.volumes":                 []any{map[string]any{"name": "scripts", "emptyDir": map[string]any{}}},
+		"spec.fileSystemType":                    "fuse.sample",
+		"spec.imagePullSecrets":                  thinSecrets,
+		"spec.fuse.imagePullSecrets":             thinSecrets,
+		"spec.worker.imagePullSecrets":           thinSecrets,
+		"spec.fuse.env":                          thinEnv,
+		"spec.worker.env":                        thinEnv,
+		"spec.fuse.ports":                        thinPorts,
+		"spec.worker.ports":                      thinPorts,
+		"spec.fuse.volumeMounts":                 thinMounts,
+		"spec.worker.volumeMounts":               thinMounts,
+		"spec.fuse.resources":                    thinResources,
+		"spec.worker.resources":                  thinResources,
+		"spec.fuse.livenessProbe":                thinProbe,
+		"spec.fuse.readinessProbe":               thinProbe,
+		"spec.worker.livenessProbe":              thinProbe,
+		"spec.worker.readinessProbe":             thinProbe,
+		"spec.fuse.lifecycle":                    map[string]any{"preStop": map[string]any{"exec": map[string]any{"command": []any{"sleep", "1"}}}},
+		"spec.fuse.podMetadata":                  map[string]any{"labels": map[string]any{"tier": "gold"}},
+		"spec.fuse.imagePullPolicy":              "Never",
+		"spec.worker.imagePullPolicy":            "Never",
+		"spec.fuse.networkMode":                  "ContainerNetwork",
+		"spec.worker.networkMode":                "ContainerNetwork",
+		"spec.tieredstore.levels[].mediumtype":   "MEM",
+		"spec.tieredstore.levels[].path":         "/mnt/hdd1,/mnt/hdd2",
+		"spec.tieredstore.levels[].quota":        "10Gi",
+		"spec.tieredstore.levels[].quotaList":    "4Gi,6Gi",
+		"spec.tieredstore.levels[].volumeSource": map[string]any{"emptyDir": map[string]any{"sizeLimit": "3Gi"}},
+		"spec.volumes":                           []any{map[string]any{"name": "scripts", "emptyDir": map[string]any{}}},
 	}
 )
