@@ -24,7 +24,7 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.fuse.podMetadata", "labels and annotations of FUSE pods, over spec.podMetadata"),
 	engines.HonouredField("spec.fuse.properties", "Alluxio properties of the FUSE client"),
 	engines.HonouredField("spec.fuse.resources", "FUSE container resources"),
-	engines.RefusedField("spec.fuse.volumeMounts", "Sluice's Alluxio engine mounts no extra volumes (spec.volumes is refused too); remove the field"),
+	engines.HonouredField("spec.fuse.volumeMounts", "mounts of spec.volumes in the FUSE container"),
 	engines.RefusedField("spec.hadoopConfig", "Sluice's Alluxio engine does not mount a Hadoop configuration ConfigMap; give HDFS settings as alluxio.underfs.* mount options or spec.properties"),
 	engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod"),
 	engines.RefusedField("spec.initUsers", "Sluice's Alluxio engine runs no init-users container; remove the field"),
@@ -43,7 +43,7 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.tieredstore.levels[].quotaList", "the size of each directory"),
 	engines.HonouredField("spec.tieredstore.levels[].volumeSource", "the volume each directory is, in place of hostPath or emptyDir"),
 	engines.HonouredField("spec.tieredstore.levels[].volumeType", "hostPath or emptyDir"),
-	engines.RefusedField("spec.volumes", "Sluice's Alluxio engine mounts no extra volumes; remove the field"),
+	engines.HonouredField("spec.volumes", "volumes of the pods whose containers mount them (the components' volumeMounts)"),
 }
 
 func init() {
@@ -65,7 +65,7 @@ func componentFields(name, pod, what string) engines.Fields {
 		engines.HonouredField(p+"ports", "ports of the "+what+" (Alluxio's port names)"),
 		engines.HonouredField(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
 		engines.HonouredField(p+"resources", "container resources of the "+what),
-		engines.RefusedField(p+"volumeMounts", "Sluice's Alluxio engine mounts no extra volumes (spec.volumes is refused too); remove the field"),
+		engines.HonouredField(p+"volumeMounts", "mounts of spec.volumes in the "+what),
 	}
 	if pod != "" {
 		for _, f := range []string{"imagePullSecrets", "networkMode", "nodeSelector", "podMetadata"} {

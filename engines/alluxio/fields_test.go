@@ -20,11 +20,26 @@ func TestFieldsClassifyTheSchema(t *testing.T) {
 func TestHonouredFieldsReachTheChart(t *testing.T) {
 	ds, rt := sample()
 	c := enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: ds, Runtime: rt}
+	// Volumes reach a pod when one of its containers mounts them.
+	volDS, volRT := sample()
+	volRT.Spec.Volumes = []corev1.Volume{{Name: "extra", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	volRT.Spec.Master.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/extra"}}
+	vol := &enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: volDS, Runtime: volRT}
+	c.Alternate = map[string]*enginetest.RenderCase{"spec.volumes": vol}
+	for _, comp := range []string{"master", "jobMaster", "worker", "jobWorker", "fuse"} {
+		c.Alternate["spec."+comp+".volumeMounts"] = vol
+	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields, samples,
 		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy"})
 }
 
 var samples = map[string]any{
+	"spec.volumes":                           []any{map[string]any{"name": "extra", "hostPath": map[string]any{"path": "/mnt/extra"}}},
+	"spec.master.volumeMounts":               extraMount,
+	"spec.jobMaster.volumeMounts":            extraMount,
+	"spec.worker.volumeMounts":               extraMount,
+	"spec.jobWorker.volumeMounts":            extraMount,
+	"spec.fuse.volumeMounts":                 extraMount,
 	"spec.alluxioVersion":                    map[string]any{"image": "registry.example/alluxio", "imageTag": "2.9.9"},
 	"spec.master.resources":                  resourcesSample,
 	"spec.worker.resources":                  resourcesSample,
@@ -59,6 +74,7 @@ var samples = map[string]any{
 }
 
 var (
+	extraMount        = []any{map[string]any{"name": "extra", "mountPath": "/other", "readOnly": true}}
 	resourcesSample   = map[string]any{"requests": map[string]any{"cpu": "250m"}}
 	podMetadataSample = map[string]any{"labels": map[string]any{"team": "vision"}, "annotations": map[string]any{"example.com/note": "x"}}
 	pullSecretsSample = []any{map[string]any{"name": "registry-creds"}}
@@ -69,7 +85,22 @@ var (
 func TestValuesRefuseRefusedFields(t *testing.T) {
 	ds, rt := sample()
 	rt.Spec.HadoopConfig = "hdfs-conf"
-	rt.Spec.Master.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/extra"}}
+	rt.Spec.InitUsers.Image = "init-users"
 	_, err := alluxio.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "spec.hadoopConfig: Sluice's Alluxio engine does not mount", "spec.master.volumeMounts: Sluice's Alluxio engine mounts no extra volumes")
+	enginetest.WantInvalid(t, err, "spec.hadoopConfig: Sluice's Alluxio engine does not mount", "spec.initUsers: Sluice's Alluxio engine runs no init-users container")
+}
+
+// TestUserVolumesAreChecked: a volumeMount naming no spec.volumes entry,
+// and a volume taking a name of the chart's, are refused naming the field.
+func TestUserVolumesAreChecked(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.Fuse.VolumeMounts = []corev1.VolumeMount{{Name: "missing", MountPath: "/m"}}
+	_, err := alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, `spec.fuse.volumeMounts[0] mounts volume "missing", which is not in spec.volumes`)
+
+	ds, rt = sample()
+	rt.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	rt.Spec.Worker.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/c"}}
+	_, err = alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, `spec.volumes[0].name "config" is a volume the chart gives the pod`)
 }

@@ -27,7 +27,8 @@ func alluxioRuntime(name, namespace string) *datav1alpha1.AlluxioRuntime {
 	}
 }
 
-var extraVolume = []corev1.Volume{{Name: "extra", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+// hadoopConfig is a field the Alluxio engine refuses.
+const hadoopConfig = "hdfs-site"
 
 // TestEngineFieldAdmission, through the real API server and the validating
 // webhook: a runtime setting a field its engine refuses (from the engine's
@@ -48,10 +49,10 @@ func TestEngineFieldAdmission(t *testing.T) {
 	}
 
 	refused := alluxioRuntime("refused", ns)
-	refused.Spec.Volumes = extraVolume
-	refused.Spec.Master.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/extra"}}
+	refused.Spec.HadoopConfig = hadoopConfig
+	refused.Spec.APIGateway.Enabled = true
 	err := c.Create(ctxT(t), refused)
-	for _, want := range []string{"engine-field", "spec.volumes: Sluice's Alluxio engine mounts no extra volumes", "spec.master.volumeMounts: Sluice's Alluxio engine mounts no extra volumes"} {
+	for _, want := range []string{"engine-field", "spec.hadoopConfig: Sluice's Alluxio engine does not mount a Hadoop configuration", "spec.apiGateway: Sluice's Alluxio engine runs no API gateway"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("a runtime with refused fields: %v, want denied naming %q", err, want)
 		}
@@ -93,7 +94,7 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	waitFor(t, 5*time.Second, "the relaxed rule loads", func() bool { return annotation(t, relax) == "ok" })
 
 	rt := alluxioRuntime("old", ns)
-	rt.Spec.Volumes = extraVolume
+	rt.Spec.HadoopConfig = hadoopConfig
 	rt.Finalizers = []string{"example.com/hold"} // stands in for the controller's
 	waitFor(t, 5*time.Second, "a runtime with a refused field is admitted while relaxed", func() bool {
 		return env.Client.Create(ctxT(t), rt.DeepCopy(), client.DryRunAll) == nil
@@ -107,7 +108,7 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "the rule denies again", func() bool {
 		probe := alluxioRuntime("probe", ns)
-		probe.Spec.Volumes = extraVolume
+		probe.Spec.HadoopConfig = hadoopConfig
 		err := env.Client.Create(ctxT(t), probe, client.DryRunAll)
 		return err != nil && strings.Contains(err.Error(), "engine-field")
 	})
@@ -115,8 +116,8 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt.Spec.Replicas = 2
-	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.volumes") {
-		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.volumes", err)
+	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.hadoopConfig") {
+		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.hadoopConfig", err)
 	}
 
 	if err := env.Client.Delete(ctxT(t), rt); err != nil {
