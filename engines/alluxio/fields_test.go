@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/enginetest"
 )
@@ -103,4 +104,13 @@ func TestUserVolumesAreChecked(t *testing.T) {
 	rt.Spec.Worker.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/c"}}
 	_, err = alluxio.Engine{}.Values(ds, rt)
 	enginetest.WantInvalid(t, err, `spec.volumes[0].name "config" is a volume the chart gives the pod`)
+}
+
+// TestValuesRefuseDatasetFields: a Dataset owner (Fluid's FUSE uid and
+// gid) fails the runtime, naming the field.
+func TestValuesRefuseDatasetFields(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
+	_, err := alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.owner: Sluice's Alluxio engine does not set the owner")
 }

@@ -12,15 +12,18 @@ import (
 type Table struct {
 	Kind   string
 	Fields engines.Fields
+	// Dataset are the fields of a Dataset served by a runtime of this
+	// kind that its engine refuses.
+	Dataset engines.Fields
 }
 
 // All are the field tables, in the order docs/engines.md shows them.
 var All = []Table{
-	{"JuiceFSRuntime", juicefs.Fields},
-	{"AlluxioRuntime", alluxio.Fields},
-	{"JindoRuntime", jindo.Fields},
-	{"ThinRuntime", thin.Fields},
-	{"ThinRuntimeProfile", thin.ProfileFields},
+	{"JuiceFSRuntime", juicefs.Fields, juicefs.DatasetFields},
+	{"AlluxioRuntime", alluxio.Fields, alluxio.DatasetFields},
+	{"JindoRuntime", jindo.Fields, jindo.DatasetFields},
+	{"ThinRuntime", thin.Fields, thin.DatasetFields},
+	{"ThinRuntimeProfile", thin.ProfileFields, nil},
 }
 
 // ForKind returns the field table of kind; false for a kind without one.
@@ -28,6 +31,17 @@ func ForKind(kind string) (engines.Fields, bool) {
 	for _, t := range All {
 		if t.Kind == kind {
 			return t.Fields, true
+		}
+	}
+	return nil, false
+}
+
+// DatasetFieldsFor returns the Dataset field table of the engine serving
+// runtimeKind; false for a kind without one.
+func DatasetFieldsFor(runtimeKind string) (engines.Fields, bool) {
+	for _, t := range All {
+		if t.Kind == runtimeKind && t.Dataset != nil {
+			return t.Dataset, true
 		}
 	}
 	return nil, false

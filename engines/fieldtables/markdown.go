@@ -35,6 +35,9 @@ func Markdown() string {
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Path, support(f.Support), strings.ReplaceAll(note, "|", `\|`))
 		}
+		for _, f := range t.Dataset {
+			fmt.Fprintf(&b, "| Dataset `%s` | %s | %s |\n", f.Path, support(f.Support), strings.ReplaceAll(f.Note, "|", `\|`))
+		}
 	}
 	return b.String()
 }

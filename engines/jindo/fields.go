@@ -103,3 +103,11 @@ func replicasRow(component string) engines.Field {
 	}
 	return engines.WarnedField("spec.worker.replicas", "has no effect: the number of workers is spec.replicas")
 }
+
+// DatasetFields are the fields of a Dataset that this engine serves which
+// it cannot honour: refused by Values, and by the webhook when the Dataset
+// is admitted while its runtime exists. Other Dataset fields are not
+// classified per engine.
+var DatasetFields = engines.Fields{
+	engines.RefusedField("spec.owner", "Sluice's Jindo engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+}

@@ -52,3 +52,12 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.worker.resources", "container resources of the workers"),
 	engines.RefusedField("spec.worker.volumeMounts", "Sluice's JuiceFS engine mounts no extra volumes (spec.volumes is refused too); remove the field"),
 }
+
+// DatasetFields are the fields of a Dataset that this engine serves which
+// it cannot honour: refused by Values, and by the webhook when the Dataset
+// is admitted while its runtime exists. Other Dataset fields are not
+// classified per engine.
+var DatasetFields = engines.Fields{
+	engines.RefusedField("spec.mounts[1]", "Sluice's JuiceFS engine mounts one JuiceFS volume, spec.mounts[0]; give the Dataset one mount"),
+	engines.RefusedField("spec.owner", "Sluice's JuiceFS engine does not set the owner of the dataset's files; remove the field"),
+}

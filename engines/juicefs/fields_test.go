@@ -49,3 +49,13 @@ var (
 		"spec.tieredstore.levels[].quota": "20Gi",
 	}
 )
+
+// TestValuesRefuseDatasetFields: a Dataset field the engine cannot honour
+// (a second mount, an owner) fails the runtime, naming the field.
+func TestValuesRefuseDatasetFields(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Mounts = append(ds.Spec.Mounts, datav1alpha1.Mount{MountPoint: "juicefs:///other", Name: "other"})
+	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
+	_, err := juicefs.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume", "spec.owner: Sluice's JuiceFS engine does not set the owner")
+}

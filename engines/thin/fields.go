@@ -75,3 +75,11 @@ func componentFields(whose string) engines.Fields {
 		engines.HonouredField("spec.worker.replicas", "number of workers when spec.replicas is 0 ("+whose+")"),
 	)
 }
+
+// DatasetFields are the fields of a Dataset that this engine serves which
+// it cannot honour: refused by Values, and by the webhook when the Dataset
+// is admitted while its runtime exists. Other Dataset fields are not
+// classified per engine.
+var DatasetFields = engines.Fields{
+	engines.RefusedField("spec.owner", "Sluice's Thin engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+}

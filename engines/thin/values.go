@@ -77,6 +77,9 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 	if err := Fields.Refuse(rt); err != nil {
 		return nil, err
 	}
+	if err := DatasetFields.Refuse(ds); err != nil {
+		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
+	}
 	if err := ProfileFields.Refuse(profile); err != nil {
 		return nil, engines.Invalid("ThinRuntimeProfile %q: %w", profile.Name, err)
 	}

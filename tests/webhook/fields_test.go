@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testobj"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
@@ -34,7 +35,8 @@ const hadoopConfig = "hdfs-site"
 // webhook: a runtime setting a field its engine refuses (from the engine's
 // field table) is denied naming the field and the rule engine-field; one
 // setting a warned field is admitted with the warning; a runtime without
-// either is admitted without warnings, CRD defaults included; and a
+// either is admitted without warnings, CRD defaults included; a Dataset
+// whose runtime exists is judged by that engine's Dataset fields; and a
 // ThinRuntimeProfile (cluster-scoped) is judged by its own table.
 func TestEngineFieldAdmission(t *testing.T) {
 	ns := env.Namespace(t)
@@ -65,6 +67,19 @@ func TestEngineFieldAdmission(t *testing.T) {
 	}
 	if want := "spec.worker.replicas: has no effect: the number of workers is spec.replicas"; !strings.Contains(warned.String(), want) {
 		t.Fatalf("warnings %q, want %q", warned, want)
+	}
+
+	// A Dataset whose runtime exists is judged by that engine's Dataset
+	// fields: JuiceFS mounts one volume.
+	if err := c.Create(ctxT(t), testobj.JuiceFSRuntime("jfs", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Gi"))); err != nil {
+		t.Fatal(err)
+	}
+	two := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a", "juicefs:///b"))
+	if err := c.Create(ctxT(t), two); err == nil || !strings.Contains(err.Error(), "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume") {
+		t.Fatalf("a JuiceFS Dataset of two mounts: %v, want denied naming spec.mounts[1]", err)
+	}
+	if err := c.Create(ctxT(t), testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a"))); err != nil {
+		t.Fatalf("a JuiceFS Dataset of one mount: %v", err)
 	}
 
 	profile := &datav1alpha1.ThinRuntimeProfile{ObjectMeta: metav1.ObjectMeta{Name: "fields-" + ns},

@@ -44,6 +44,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "Dataset":
 		ds := obj.(*datav1alpha1.Dataset)
 		f.Mounts = mountFacts(ds.Spec.Mounts)
+		found, err := g.datasetFieldFacts(ctx, ds)
+		if err != nil {
+			return f, err
+		}
+		f.Fields = found
 		if oldDS, ok := old.(*datav1alpha1.Dataset); ok {
 			f.MountsChanged = mountsChanged(oldDS.Spec.Mounts, ds.Spec.Mounts)
 			for _, h := range claim.Holders(oldDS) {
@@ -134,4 +139,23 @@ func fieldFacts(kind string, obj client.Object) []engines.Finding {
 		return nil
 	}
 	return table.Check(obj)
+}
+
+// datasetFieldFacts are the Dataset fields that the engine of the runtime
+// of the Dataset's name (when one exists) refuses.
+func (g *Gatherer) datasetFieldFacts(ctx context.Context, ds *datav1alpha1.Dataset) ([]engines.Finding, error) {
+	for _, t := range fieldtables.All {
+		newObj, ok := runtimeKinds[t.Kind]
+		if !ok || t.Dataset == nil {
+			continue
+		}
+		found, err := g.get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, newObj())
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return t.Dataset.Check(ds), nil
+		}
+	}
+	return nil, nil
 }
