@@ -160,7 +160,9 @@ func CheckHonouredRendered(t *testing.T, c RenderCase, spec apiextensionsv1.JSON
 					t.Fatalf("no sample value for %s; add one to the test's samples", f.Path)
 				}
 			}
-			e, r, obj := c.Engine, c.Reader, c.Runtime
+			e, r := c.Engine, c.Reader
+			var obj client.Object
+			var err error
 			if c.Set != nil {
 				e, r, obj, err = c.Set(f.Path, v)
 			} else {
