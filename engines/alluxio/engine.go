@@ -54,6 +54,13 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if !ok {
 		return nil, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", obj)
 	}
+	// The fields this engine cannot honour, also denied at admission.
+	if err := Fields.Refuse(rt); err != nil {
+		return nil, err
+	}
+	if err := DatasetFields.Refuse(ds); err != nil {
+		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
+	}
 	r, err := plan(ds, rt)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package alluxio_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,4 +90,24 @@ func TestChartDefaultsRender(t *testing.T) {
 	if len(out) != 5 || !strings.Contains(out["templates/fuse-daemonset.yaml"], `name: "demo-fuse"`) {
 		t.Errorf("rendered %v from the defaults", helm.SortedKeys(out))
 	}
+}
+
+// TestChartGoldenVolumes renders the sample with spec.volumes mounted into
+// every container (Fluid's other_volumes recipe: a Secret into the master,
+// a host directory into the workers and FUSE) and compares it with
+// testdata/golden/volumes.
+func TestChartGoldenVolumes(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.Volumes = []corev1.Volume{
+		{Name: "certs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "ufs-certs"}}},
+		{Name: "scratch", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/mnt/scratch"}}},
+		{Name: "unused", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+	}
+	certs := []corev1.VolumeMount{{Name: "certs", MountPath: "/etc/ufs-certs", ReadOnly: true}}
+	scratch := []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
+	rt.Spec.Master.VolumeMounts, rt.Spec.JobMaster.VolumeMounts = certs, certs
+	rt.Spec.Worker.VolumeMounts, rt.Spec.JobWorker.VolumeMounts = scratch, certs
+	rt.Spec.Fuse.VolumeMounts = append(slices.Clone(certs), scratch...)
+	enginetest.GoldenCase(t, "volumes", render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"})
 }

@@ -26,6 +26,9 @@ type containerValues struct {
 	Resources corev1.ResourceRequirements `json:"resources"`
 	Env       []corev1.EnvVar             `json:"env"`
 	Ports     map[string]int              `json:"ports,omitempty"`
+	// VolumeMounts are the user's spec.<component>.volumeMounts (the
+	// master's and worker's are in their pod's VolumeMounts).
+	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
 }
 
 func newPod(rt *datav1alpha1.AlluxioRuntime, hostNetwork bool, sel map[string]string, pm datav1alpha1.PodMetadata, secrets []corev1.LocalObjectReference) podValues {

@@ -71,9 +71,11 @@ type workerValues struct {
 type fuseValues struct {
 	podValues
 	containerValues
-	Args      []string `json:"args"`
-	HostPath  string   `json:"hostPath"`
-	MountPath string   `json:"mountPath"`
+	// Volumes are the spec.volumes spec.fuse.volumeMounts name.
+	Volumes   []corev1.Volume `json:"volumes,omitempty"`
+	Args      []string        `json:"args"`
+	HostPath  string          `json:"hostPath"`
+	MountPath string          `json:"mountPath"`
 }
 
 // plan computes the release of a runtime serving a Dataset. Properties
@@ -148,6 +150,9 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	r.Master = masterOf(rt, replicas, u, ports)
 	r.Worker = workerOf(rt, t, u, ports)
 	r.Fuse = fuseOf(ds, rt)
+	if err := userVolumes(rt, r); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

@@ -68,6 +68,13 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if !ok {
 		return nil, engines.Invalid("the Jindo engine serves JindoRuntimes, not %T", obj)
 	}
+	// The fields this engine cannot honour, also denied at admission.
+	if err := Fields.Refuse(rt); err != nil {
+		return nil, err
+	}
+	if err := DatasetFields.Refuse(ds); err != nil {
+		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
+	}
 	if err := checkSupported(ds, rt); err != nil {
 		return nil, err
 	}
@@ -140,8 +147,6 @@ func checkSupported(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) err
 	case m && w && len(ds.Spec.Mounts) != 1:
 		return engines.Invalid("spec.master.disabled and spec.worker.disabled run FUSE alone, which reads one mount; dataset %s/%s has %d",
 			ds.Namespace, ds.Name, len(ds.Spec.Mounts))
-	case rt.Spec.HadoopConfig != "":
-		return engines.Invalid("spec.hadoopConfig %q: Sluice's Jindo engine does not mount Hadoop configuration; give HDFS settings as fs.* mount options", rt.Spec.HadoopConfig)
 	}
 	if err := engines.CheckVersion("spec.jindoVersion", rt.Spec.JindoVersion); err != nil {
 		return err

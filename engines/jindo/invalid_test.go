@@ -114,7 +114,7 @@ func TestValuesRejectWhatCannotRun(t *testing.T) {
 		{"spec.secret and encryptOptions", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) { rt.Spec.Secret = "sts" }, `spec.secret "sts"`},
 		{"credential in runtime properties", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
 			rt.Spec.Properties = map[string]string{"jindocache.oss.accessKeySecret": "plain"}
-		}, "spec.properties[jindocache.oss.accessKeySecret]"},
+		}, "spec.properties: credentials must come from a Secret (spec.secret or the dataset's encryptOptions), not plain properties: jindocache.oss.accessKeySecret"},
 		{"multi-line property", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) {
 			rt.Spec.Worker.Properties = map[string]string{"storage.x": "1\n[jindocache-server]"}
 		}, "spec.worker.properties[storage.x]"},

@@ -58,6 +58,13 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if !ok {
 		return nil, engines.Invalid("the JuiceFS engine serves JuiceFSRuntimes, not %T", obj)
 	}
+	// The fields this engine cannot honour, also denied at admission.
+	if err := Fields.Refuse(rt); err != nil {
+		return nil, err
+	}
+	if err := DatasetFields.Refuse(ds); err != nil {
+		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
+	}
 	if len(ds.Spec.Mounts) == 0 {
 		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
 	}

@@ -73,6 +73,16 @@ var labelsSetByChart = []string{"app.kubernetes.io/name", "app.kubernetes.io/ins
 // the Dataset it serves; specs that cannot run are engines.Invalid errors
 // naming the field.
 func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) (map[string]any, error) {
+	// The fields this engine cannot honour, also denied at admission.
+	if err := Fields.Refuse(rt); err != nil {
+		return nil, err
+	}
+	if err := DatasetFields.Refuse(ds); err != nil {
+		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
+	}
+	if err := ProfileFields.Refuse(profile); err != nil {
+		return nil, engines.Invalid("ThinRuntimeProfile %q: %w", profile.Name, err)
+	}
 	res := Merge(profile, rt)
 	where := fmt.Sprintf("ThinRuntime %s/%s with ThinRuntimeProfile %q", rt.Namespace, rt.Name, rt.Spec.ProfileName)
 	if res.FileSystemType == "" {

@@ -153,7 +153,12 @@ func TestValidatingRules(t *testing.T) {
 		obj  func() client.Object
 		want string // "" means admitted
 	}{
-		{"levels in order", func() client.Object { return testobj.JuiceFSRuntime("ok", ns, 1, mem("1Gi"), ssd("/mnt/a")) }, ""},
+		// Alluxio: the JuiceFS engine refuses levels after the first (engine-field).
+		{"levels in order", func() client.Object {
+			rt := alluxioRuntime("ok", ns)
+			rt.Spec.TieredStore.Levels = []datav1alpha1.Level{mem("1Gi"), ssd("/mnt/a")}
+			return rt
+		}, ""},
 		{"MEM after SSD", func() client.Object { return testobj.JuiceFSRuntime("order", ns, 1, ssd("/mnt/a"), mem("1Gi")) },
 			"spec.tieredstore.levels[1].mediumtype: levels go fastest first (MEM, SSD, HDD): MEM must not follow SSD (rule tieredstore-order)"},
 		{"medium twice", func() client.Object { return testobj.JuiceFSRuntime("twice", ns, 1, ssd("/mnt/a"), ssd("/mnt/b")) },
@@ -186,8 +191,8 @@ func TestValidatingRules(t *testing.T) {
 	}
 
 	// A second runtime kind with the same name as an existing one.
-	alluxio := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ok", Namespace: ns}}
-	if err := env.Client.Create(ctxT(t), alluxio); err == nil || !strings.Contains(err.Error(), `a JuiceFSRuntime named "ok" already exists`) {
+	jfs := testobj.JuiceFSRuntime("ok", ns, 1, mem("1Gi"))
+	if err := env.Client.Create(ctxT(t), jfs); err == nil || !strings.Contains(err.Error(), `AlluxioRuntime named "ok" already exists`) {
 		t.Fatalf("want runtime-name-conflict, got %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // Facts are what the Go side knows about the admitted object and its
@@ -27,6 +28,10 @@ type Facts struct {
 	Bound                  bool             `json:"bound"`
 	SameNameRuntimes       []string         `json:"sameNameRuntimes,omitempty"`
 	NamespaceUsage         map[string]int64 `json:"namespaceUsage,omitempty"`
+
+	// Runtimes and ThinRuntimeProfiles: the refused and warned fields the
+	// object sets, from its engine's field table (engines/fieldtables).
+	Fields []engines.Finding `json:"fields,omitempty"`
 
 	// Datasets.
 	Holders       []string     `json:"holders,omitempty"`

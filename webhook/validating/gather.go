@@ -9,6 +9,8 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/fieldtables"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -42,6 +44,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "Dataset":
 		ds := obj.(*datav1alpha1.Dataset)
 		f.Mounts = mountFacts(ds.Spec.Mounts)
+		found, err := g.datasetFieldFacts(ctx, ds)
+		if err != nil {
+			return f, err
+		}
+		f.Fields = found
 		if oldDS, ok := old.(*datav1alpha1.Dataset); ok {
 			f.MountsChanged = mountsChanged(oldDS.Spec.Mounts, ds.Spec.Mounts)
 			for _, h := range claim.Holders(oldDS) {
@@ -49,7 +56,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 			}
 		}
 	case runtimeKinds[kind] != nil:
-		return g.runtimeFacts(ctx, kind, obj, old, withUsage)
+		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
+		f.Fields = fieldFacts(kind, obj)
+		return f, err
+	case kind == "ThinRuntimeProfile":
+		f.Fields = fieldFacts(kind, obj)
 	default:
 		return g.operationFacts(ctx, obj)
 	}
@@ -118,4 +129,33 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 		namespace = ref.Namespace
 	}
 	return g.get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, op)
+}
+
+// fieldFacts are the refused and warned fields obj sets, by its kind's
+// field table.
+func fieldFacts(kind string, obj client.Object) []engines.Finding {
+	table, ok := fieldtables.ForKind(kind)
+	if !ok {
+		return nil
+	}
+	return table.Check(obj)
+}
+
+// datasetFieldFacts are the Dataset fields that the engine of the runtime
+// of the Dataset's name (when one exists) refuses.
+func (g *Gatherer) datasetFieldFacts(ctx context.Context, ds *datav1alpha1.Dataset) ([]engines.Finding, error) {
+	for _, t := range fieldtables.All {
+		newObj, ok := runtimeKinds[t.Kind]
+		if !ok || t.Dataset == nil {
+			continue
+		}
+		found, err := g.get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, newObj())
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return t.Dataset.Check(ds), nil
+		}
+	}
+	return nil, nil
 }

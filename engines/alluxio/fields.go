@@ -1,0 +1,94 @@
+package alluxio
+
+import "github.com/sluice-data/sluice/engines"
+
+// Fields is the AlluxioRuntime field table: what this engine does with each
+// spec field. Values refuses the refused ones (Fields.Refuse) and the
+// validating webhook denies them at admission and warns on the warned ones.
+var Fields = engines.Fields{
+	engines.HonouredField("spec.alluxioVersion", "image, tag and pull policy of masters and workers (and FUSE unless spec.fuse sets its own)"),
+	engines.RefusedField("spec.apiGateway", "Sluice's Alluxio engine runs no API gateway (proxy); remove the field"),
+	engines.RefusedField("spec.data.pin", "Sluice's Alluxio engine does not pin the dataset in the cache; remove the field"),
+	engines.RefusedField("spec.data.replicas", "Sluice's Alluxio engine does not set the cached data's replication; set alluxio.user.file.replication.min in spec.properties instead"),
+	engines.HonouredField("spec.disablePrometheus", "no Prometheus annotations and metrics sink on masters and workers"),
+	engines.HonouredField("spec.fuse.args", "replaces the FUSE client's arguments"),
+	engines.OutsideChartField("spec.fuse.cleanPolicy", "the Dataset's PV, read by the CSI plugin", "when a node's FUSE pod is stopped"),
+	engines.HonouredField("spec.fuse.env", "environment of the FUSE container"),
+	engines.HonouredField("spec.fuse.image", "FUSE image"),
+	engines.HonouredField("spec.fuse.imagePullPolicy", "FUSE image pull policy"),
+	engines.HonouredField("spec.fuse.imagePullSecrets", "pull secrets of the FUSE pods, after spec.imagePullSecrets"),
+	engines.HonouredField("spec.fuse.imageTag", "FUSE image tag"),
+	engines.HonouredField("spec.fuse.jvmOptions", "JVM flags of the FUSE client, after spec.jvmOptions"),
+	engines.HonouredField("spec.fuse.networkMode", "ContainerNetwork runs FUSE on the pod network (host network otherwise)"),
+	engines.HonouredField("spec.fuse.nodeSelector", "nodes FUSE may run on, with the Dataset's FUSE label"),
+	engines.HonouredField("spec.fuse.podMetadata", "labels and annotations of FUSE pods, over spec.podMetadata"),
+	engines.HonouredField("spec.fuse.properties", "Alluxio properties of the FUSE client"),
+	engines.HonouredField("spec.fuse.resources", "FUSE container resources"),
+	engines.HonouredField("spec.fuse.volumeMounts", "mounts of spec.volumes in the FUSE container"),
+	engines.RefusedField("spec.hadoopConfig", "Sluice's Alluxio engine does not mount a Hadoop configuration ConfigMap; give HDFS settings as alluxio.underfs.* mount options or spec.properties"),
+	engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod"),
+	engines.RefusedField("spec.initUsers", "Sluice's Alluxio engine runs no init-users container; remove the field"),
+	engines.HonouredField("spec.jvmOptions", "JVM flags of every Alluxio process"),
+	engines.OutsideChartField("spec.management.cleanCachePolicy", "the controller, at runtime deletion", "cache cleanup on deletion"),
+	engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
+	engines.HonouredField("spec.podMetadata", "labels and annotations of every pod"),
+	engines.HonouredField("spec.properties", "Alluxio properties of every process"),
+	engines.HonouredField("spec.replicas", "number of workers"),
+	engines.HonouredField("spec.runAs", "uid, gid, user and group the Alluxio processes run as (ALLUXIO_UID/GID/USERNAME/GROUP)"),
+	engines.HonouredField("spec.tieredstore.levels[].high", "high watermark of the tier"),
+	engines.HonouredField("spec.tieredstore.levels[].low", "low watermark of the tier"),
+	engines.HonouredField("spec.tieredstore.levels[].mediumtype", "the tier's medium (MEM, SSD, HDD)"),
+	engines.HonouredField("spec.tieredstore.levels[].path", "the tier's directories"),
+	engines.HonouredField("spec.tieredstore.levels[].quota", "the tier's size, split over its directories"),
+	engines.HonouredField("spec.tieredstore.levels[].quotaList", "the size of each directory"),
+	engines.HonouredField("spec.tieredstore.levels[].volumeSource", "the volume each directory is, in place of hostPath or emptyDir"),
+	engines.HonouredField("spec.tieredstore.levels[].volumeType", "hostPath or emptyDir"),
+	engines.HonouredField("spec.volumes", "volumes of the pods whose containers mount them (the components' volumeMounts)"),
+}
+
+func init() {
+	Fields = append(Fields, componentFields("master", "", "masters")...)
+	Fields = append(Fields, componentFields("jobMaster", "master", "job masters")...)
+	Fields = append(Fields, componentFields("worker", "", "workers")...)
+	Fields = append(Fields, componentFields("jobWorker", "worker", "job workers")...)
+}
+
+// componentFields are the rows of one component: spec.<name>. A job
+// master or job worker is a container in the master or worker pod (pod),
+// so its pod-level fields are refused in favour of that pod's.
+func componentFields(name, pod, what string) engines.Fields {
+	p := "spec." + name + "."
+	rows := engines.Fields{
+		engines.WarnedField(p+"enabled", "has no effect: Sluice always runs the "+what),
+		engines.HonouredField(p+"env", "environment of the "+what),
+		engines.HonouredField(p+"jvmOptions", "JVM flags of the "+what+", after spec.jvmOptions"),
+		engines.HonouredField(p+"ports", "ports of the "+what+" (Alluxio's port names)"),
+		engines.HonouredField(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
+		engines.HonouredField(p+"resources", "container resources of the "+what),
+		engines.HonouredField(p+"volumeMounts", "mounts of spec.volumes in the "+what),
+	}
+	if pod != "" {
+		for _, f := range []string{"imagePullSecrets", "networkMode", "nodeSelector", "podMetadata"} {
+			rows = append(rows, engines.RefusedField(p+f, "the "+what+" run in the "+pod+" pods; set spec."+pod+"."+f))
+		}
+		return append(rows, engines.WarnedField(p+"replicas", "has no effect: one runs in each "+pod+" pod"))
+	}
+	rows = append(rows,
+		engines.HonouredField(p+"imagePullSecrets", "pull secrets of the "+what+", after spec.imagePullSecrets"),
+		engines.HonouredField(p+"networkMode", "HostNetwork runs the "+what+" on the host network (the pod network otherwise)"),
+		engines.HonouredField(p+"nodeSelector", "nodes the "+what+" may run on"),
+		engines.HonouredField(p+"podMetadata", "labels and annotations of the "+what+", over spec.podMetadata"),
+	)
+	if name == "master" {
+		return append(rows, engines.HonouredField(p+"replicas", "number of masters (odd; embedded journal when above 1)"))
+	}
+	return append(rows, engines.WarnedField(p+"replicas", "has no effect: the number of workers is spec.replicas"))
+}
+
+// DatasetFields are the fields of a Dataset that this engine serves which
+// it cannot honour: refused by Values, and by the webhook when the Dataset
+// is admitted while its runtime exists. Other Dataset fields are not
+// classified per engine.
+var DatasetFields = engines.Fields{
+	engines.RefusedField("spec.owner", "Sluice's Alluxio engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+}

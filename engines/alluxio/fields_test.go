@@ -1,0 +1,116 @@
+package alluxio_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/enginetest"
+)
+
+// TestFieldsClassifyTheSchema: every AlluxioRuntime spec field has a row in
+// alluxio.Fields, and every row a field.
+func TestFieldsClassifyTheSchema(t *testing.T) {
+	enginetest.CheckClassified(t, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields)
+}
+
+// TestHonouredFieldsReachTheChart: setting any honoured field changes the
+// rendered release, apart from the few that act outside the chart.
+func TestHonouredFieldsReachTheChart(t *testing.T) {
+	ds, rt := sample()
+	c := enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: ds, Runtime: rt}
+	// Volumes reach a pod when one of its containers mounts them.
+	volDS, volRT := sample()
+	volRT.Spec.Volumes = []corev1.Volume{{Name: "extra", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	volRT.Spec.Master.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/extra"}}
+	vol := &enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: volDS, Runtime: volRT}
+	c.Alternate = map[string]*enginetest.RenderCase{"spec.volumes": vol}
+	for _, comp := range []string{"master", "jobMaster", "worker", "jobWorker", "fuse"} {
+		c.Alternate["spec."+comp+".volumeMounts"] = vol
+	}
+	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields, samples,
+		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy"})
+}
+
+var samples = map[string]any{
+	"spec.volumes":                           []any{map[string]any{"name": "extra", "hostPath": map[string]any{"path": "/mnt/extra"}}},
+	"spec.master.volumeMounts":               extraMount,
+	"spec.jobMaster.volumeMounts":            extraMount,
+	"spec.worker.volumeMounts":               extraMount,
+	"spec.jobWorker.volumeMounts":            extraMount,
+	"spec.fuse.volumeMounts":                 extraMount,
+	"spec.alluxioVersion":                    map[string]any{"image": "registry.example/alluxio", "imageTag": "2.9.9"},
+	"spec.master.resources":                  resourcesSample,
+	"spec.worker.resources":                  resourcesSample,
+	"spec.jobMaster.resources":               resourcesSample,
+	"spec.jobWorker.resources":               resourcesSample,
+	"spec.fuse.resources":                    resourcesSample,
+	"spec.master.ports":                      map[string]any{"rpc": int64(29998)},
+	"spec.jobMaster.ports":                   map[string]any{"rpc": int64(29997)},
+	"spec.worker.ports":                      map[string]any{"rpc": int64(29995)},
+	"spec.jobWorker.ports":                   map[string]any{"rpc": int64(29994)},
+	"spec.podMetadata":                       podMetadataSample,
+	"spec.master.podMetadata":                podMetadataSample,
+	"spec.worker.podMetadata":                podMetadataSample,
+	"spec.fuse.podMetadata":                  podMetadataSample,
+	"spec.imagePullSecrets":                  pullSecretsSample,
+	"spec.master.imagePullSecrets":           pullSecretsSample,
+	"spec.worker.imagePullSecrets":           pullSecretsSample,
+	"spec.fuse.imagePullSecrets":             pullSecretsSample,
+	"spec.master.replicas":                   int64(3),
+	"spec.runAs":                             map[string]any{"uid": int64(1000), "gid": int64(1000), "user": "alice", "group": "staff"},
+	"spec.tieredstore.levels[].high":         "0.9",
+	"spec.tieredstore.levels[].low":          "0.5",
+	"spec.tieredstore.levels[].mediumtype":   "HDD",
+	"spec.fuse.imagePullPolicy":              "Always",
+	"spec.master.networkMode":                "HostNetwork",
+	"spec.worker.networkMode":                "HostNetwork",
+	"spec.tieredstore.levels[].path":         "/dev/shm/alluxio",
+	"spec.tieredstore.levels[].quota":        "3Gi",
+	"spec.tieredstore.levels[].quotaList":    "30Gi,40Gi",
+	"spec.tieredstore.levels[].volumeSource": map[string]any{"emptyDir": map[string]any{"sizeLimit": "5Gi"}},
+	"spec.tieredstore.levels[].volumeType":   "emptyDir",
+}
+
+var (
+	extraMount        = []any{map[string]any{"name": "extra", "mountPath": "/other", "readOnly": true}}
+	resourcesSample   = map[string]any{"requests": map[string]any{"cpu": "250m"}}
+	podMetadataSample = map[string]any{"labels": map[string]any{"team": "vision"}, "annotations": map[string]any{"example.com/note": "x"}}
+	pullSecretsSample = []any{map[string]any{"name": "registry-creds"}}
+)
+
+// TestValuesRefuseRefusedFields: a runtime admitted while the webhook was
+// down still fails, InvalidSpec naming the field.
+func TestValuesRefuseRefusedFields(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.HadoopConfig = "hdfs-conf"
+	rt.Spec.InitUsers.Image = "init-users"
+	_, err := alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, "spec.hadoopConfig: Sluice's Alluxio engine does not mount", "spec.initUsers: Sluice's Alluxio engine runs no init-users container")
+}
+
+// TestUserVolumesAreChecked: a volumeMount naming no spec.volumes entry,
+// and a volume taking a name of the chart's, are refused naming the field.
+func TestUserVolumesAreChecked(t *testing.T) {
+	ds, rt := sample()
+	rt.Spec.Fuse.VolumeMounts = []corev1.VolumeMount{{Name: "missing", MountPath: "/m"}}
+	_, err := alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, `spec.fuse.volumeMounts[0] mounts volume "missing", which is not in spec.volumes`)
+
+	ds, rt = sample()
+	rt.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	rt.Spec.Worker.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/c"}}
+	_, err = alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, `spec.volumes[0].name "config" is a volume the chart gives the pod`)
+}
+
+// TestValuesRefuseDatasetFields: a Dataset owner (Fluid's FUSE uid and
+// gid) fails the runtime, naming the field.
+func TestValuesRefuseDatasetFields(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
+	_, err := alluxio.Engine{}.Values(ds, rt)
+	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.owner: Sluice's Alluxio engine does not set the owner")
+}

@@ -1,0 +1,35 @@
+# Runtime fields an engine cannot honour.
+#
+# Each engine keeps a table of every field of the runtime kind it serves
+# (engines/<engine>/fields.go; ThinRuntimeProfile's in engines/thin): the
+# field is honoured, warned (it acts only in part, or not at all) or
+# refused. The webhook gives the warned and refused fields the object sets
+# as facts.fields, each with its path, support and the engine's message; a
+# refused field denies the object, a warned one is a warning. The engine
+# refuses the same fields at reconcile (InvalidSpec), so relaxing the rule
+# (validating.fields.denyRefused: false) only turns the denial into a
+# warning that the runtime will fail.
+package sluice.validating
+
+import rego.v1
+
+field_findings := object.get(facts, "fields", [])
+
+deny_refused := object.get(object.get(config, "fields", {}), "denyRefused", true)
+
+deny contains deny_at("engine-field", f.path, f.message) if {
+	deny_refused
+	some f in field_findings
+	f.support == "refused"
+}
+
+warnings contains sprintf("%s: %s", [f.path, f.message]) if {
+	some f in field_findings
+	f.support == "warned"
+}
+
+warnings contains sprintf("%s: %s (the runtime will fail with InvalidSpec)", [f.path, f.message]) if {
+	not deny_refused
+	some f in field_findings
+	f.support == "refused"
+}

@@ -1,0 +1,151 @@
+package webhook_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/policy"
+)
+
+func alluxioRuntime(name, namespace string) *datav1alpha1.AlluxioRuntime {
+	q := resource.MustParse("1Gi")
+	return &datav1alpha1.AlluxioRuntime{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: datav1alpha1.AlluxioRuntimeSpec{Replicas: 1, TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
+			{MediumType: datav1alpha1.Memory, Path: "/dev/shm", Quota: &q}}}},
+	}
+}
+
+// hadoopConfig is a field the Alluxio engine refuses.
+const hadoopConfig = "hdfs-site"
+
+// TestEngineFieldAdmission, through the real API server and the validating
+// webhook: a runtime setting a field its engine refuses (from the engine's
+// field table) is denied naming the field and the rule engine-field; one
+// setting a warned field is admitted with the warning; a runtime without
+// either is admitted without warnings, CRD defaults included; a Dataset
+// whose runtime exists is judged by that engine's Dataset fields; and a
+// ThinRuntimeProfile (cluster-scoped) is judged by its own table.
+func TestEngineFieldAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	c, warned := warnedClient(t)
+
+	plain := alluxioRuntime("plain", ns)
+	if err := c.Create(ctxT(t), plain); err != nil {
+		t.Fatalf("a runtime setting only honoured fields: %v", err)
+	}
+	if warned.String() != "" {
+		t.Fatalf("a runtime setting only honoured fields (and the CRD's defaults) is warned: %s", warned)
+	}
+
+	refused := alluxioRuntime("refused", ns)
+	refused.Spec.HadoopConfig = hadoopConfig
+	refused.Spec.APIGateway.Enabled = true
+	err := c.Create(ctxT(t), refused)
+	for _, want := range []string{"engine-field", "spec.hadoopConfig: Sluice's Alluxio engine does not mount a Hadoop configuration", "spec.apiGateway: Sluice's Alluxio engine runs no API gateway"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("a runtime with refused fields: %v, want denied naming %q", err, want)
+		}
+	}
+
+	jindo := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "warned", Namespace: ns},
+		Spec: datav1alpha1.JindoRuntimeSpec{Replicas: 1, Worker: datav1alpha1.JindoCompTemplateSpec{Replicas: 3}}}
+	if err := c.Create(ctxT(t), jindo); err != nil {
+		t.Fatalf("a runtime with a warned field: %v", err)
+	}
+	if want := "spec.worker.replicas: has no effect: the number of workers is spec.replicas"; !strings.Contains(warned.String(), want) {
+		t.Fatalf("warnings %q, want %q", warned, want)
+	}
+
+	// A Dataset whose runtime exists is judged by that engine's Dataset
+	// fields: JuiceFS mounts one volume.
+	if err := c.Create(ctxT(t), testobj.JuiceFSRuntime("jfs", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Gi"))); err != nil {
+		t.Fatal(err)
+	}
+	two := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a", "juicefs:///b"))
+	if err := c.Create(ctxT(t), two); err == nil || !strings.Contains(err.Error(), "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume") {
+		t.Fatalf("a JuiceFS Dataset of two mounts: %v, want denied naming spec.mounts[1]", err)
+	}
+	if err := c.Create(ctxT(t), testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a"))); err != nil {
+		t.Fatalf("a JuiceFS Dataset of one mount: %v", err)
+	}
+
+	profile := &datav1alpha1.ThinRuntimeProfile{ObjectMeta: metav1.ObjectMeta{Name: "fields-" + ns},
+		Spec: datav1alpha1.ThinRuntimeProfileSpec{FileSystemType: "fuse.sample", NodePublishSecretPolicy: "NotMountNodePublishSecret"}}
+	if err := c.Create(ctxT(t), profile, client.DryRunAll); err != nil {
+		t.Fatalf("a profile with a warned field: %v", err)
+	}
+	if want := "spec.nodePublishSecretPolicy: has no effect"; !strings.Contains(warned.String(), want) {
+		t.Fatalf("warnings %q, want %q", warned, want)
+	}
+}
+
+// TestStoredRuntimeWithRefusedFieldIsDeleted: a runtime stored before its
+// field was refused (here: while a platform bundle relaxed the rule) is
+// denied any spec change afterwards, but is still deleted: removing its
+// finalizer is an UPDATE of finalizers only, admitted without policies.
+func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
+	ns := env.Namespace(t)
+	relax := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "relax-fields-" + ns, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
+		Data:       map[string]string{"fields.yaml": "validating:\n  fields:\n    denyRefused: false\n"},
+	}
+	if err := env.Client.Create(ctxT(t), relax); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), relax) })
+	waitFor(t, 5*time.Second, "the relaxed rule loads", func() bool { return annotation(t, relax) == "ok" })
+
+	rt := alluxioRuntime("old", ns)
+	rt.Spec.HadoopConfig = hadoopConfig
+	rt.Finalizers = []string{"example.com/hold"} // stands in for the controller's
+	waitFor(t, 5*time.Second, "a runtime with a refused field is admitted while relaxed", func() bool {
+		return env.Client.Create(ctxT(t), rt.DeepCopy(), client.DryRunAll) == nil
+	})
+	if err := env.Client.Create(ctxT(t), rt); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := env.Client.Delete(ctxT(t), relax); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the rule denies again", func() bool {
+		probe := alluxioRuntime("probe", ns)
+		probe.Spec.HadoopConfig = hadoopConfig
+		err := env.Client.Create(ctxT(t), probe, client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "engine-field")
+	})
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); err != nil {
+		t.Fatal(err)
+	}
+	rt.Spec.Replicas = 2
+	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.hadoopConfig") {
+		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.hadoopConfig", err)
+	}
+
+	if err := env.Client.Delete(ctxT(t), rt); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); err != nil {
+		t.Fatal(err)
+	}
+	controllerutil.RemoveFinalizer(rt, "example.com/hold")
+	if err := env.Client.Update(ctxT(t), rt); err != nil {
+		t.Fatalf("removing the finalizer of a runtime with a refused field: %v", err)
+	}
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(rt), rt); !apierrors.IsNotFound(err) {
+		t.Fatalf("the runtime is still there: %v", err)
+	}
+}
