@@ -163,7 +163,7 @@ func lookup(v reflect.Value, prefix string, segs []segment, def string) []found 
 		v = v.Elem()
 	}
 	if len(segs) == 0 {
-		if isZero(v) || (def != "" && fmt.Sprint(v.Interface()) == def) {
+		if isZero(v) || (def != "" && fmt.Sprint(reflect.Indirect(v).Interface()) == def) {
 			return nil
 		}
 		return []found{{path: prefix, value: v.Interface()}}
@@ -275,4 +275,16 @@ func EmptyDirOnly(v any) string {
 		return ""
 	}
 	return "only an emptyDir volume source is read (its medium and sizeLimit); use volumeType hostPath or emptyDir for the others"
+}
+
+// CleanCachePolicyFields are the rows of a runtime's cleanCachePolicy
+// (under spec.management, or spec for Jindo): warned while they differ
+// from the CRD's defaults, because cache cleanup on deletion is not
+// implemented yet.
+func CleanCachePolicyFields(under string) []Field {
+	const msg = "has no effect yet: Sluice does not clean caches on deletion (a deleted runtime's hostPath cache directories keep their data)"
+	return []Field{
+		{Path: under + ".cleanCachePolicy.gracePeriodSeconds", Support: Warned, Note: msg, Default: "60"},
+		{Path: under + ".cleanCachePolicy.maxRetryAttempts", Support: Warned, Note: msg, Default: "3"},
+	}
 }

@@ -29,7 +29,6 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod"),
 	engines.RefusedField("spec.initUsers", "Sluice's Alluxio engine runs no init-users container; remove the field"),
 	engines.HonouredField("spec.jvmOptions", "JVM flags of every Alluxio process"),
-	engines.OutsideChartField("spec.management.cleanCachePolicy", "the controller, at runtime deletion", "cache cleanup on deletion"),
 	engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
 	engines.HonouredField("spec.podMetadata", "labels and annotations of every pod"),
 	engines.HonouredField("spec.properties", "Alluxio properties of every process"),
@@ -47,6 +46,7 @@ var Fields = engines.Fields{
 }
 
 func init() {
+	Fields = append(Fields, engines.CleanCachePolicyFields("spec.management")...)
 	Fields = append(Fields, componentFields("master", "", "masters")...)
 	Fields = append(Fields, componentFields("jobMaster", "master", "job masters")...)
 	Fields = append(Fields, componentFields("worker", "", "workers")...)

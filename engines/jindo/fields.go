@@ -12,7 +12,6 @@ import (
 // spec field. Values refuses the refused ones (Fields.Refuse) and the
 // validating webhook denies them at admission and warns on the warned ones.
 var Fields = engines.Fields{
-	engines.OutsideChartField("spec.cleanCachePolicy", "the controller, at runtime deletion", "cache cleanup on deletion"),
 	engines.HonouredField("spec.fuse.args", "arguments of the FUSE client"),
 	engines.OutsideChartField("spec.fuse.cleanPolicy", "the Dataset's PV, read by the CSI plugin", "when a node's FUSE pod is stopped"),
 	engines.HonouredField("spec.fuse.disabled", "runs no FUSE DaemonSet"),
@@ -55,6 +54,7 @@ var Fields = engines.Fields{
 }
 
 func init() {
+	Fields = append(Fields, engines.CleanCachePolicyFields("spec")...)
 	for _, c := range []string{"master", "worker"} {
 		p := "spec." + c + "."
 		Fields = append(Fields,

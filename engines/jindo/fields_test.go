@@ -53,7 +53,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.worker.volumeMounts":               {Engine: jindo.Engine{}, Dataset: volDS, Runtime: volRT},
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("jindoruntimes")), jindo.Fields, jindoSamples,
-		[]string{"spec.cleanCachePolicy", "spec.fuse.cleanPolicy"})
+		[]string{"spec.fuse.cleanPolicy"})
 }
 
 var jindoSamples = map[string]any{

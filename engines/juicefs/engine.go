@@ -68,7 +68,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if len(ds.Spec.Mounts) == 0 {
 		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
 	}
-	for _, err := range []error{check(ds, rt), refuseUnsupported(rt), checkVolumes(rt)} {
+	for _, err := range []error{check(ds, rt), checkVolumes(rt)} {
 		if err != nil {
 			return nil, err
 		}

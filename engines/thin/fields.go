@@ -15,7 +15,6 @@ func init() {
 	Fields = engines.Fields{
 		engines.WarnedField("spec.disablePrometheus", "has no effect: the Thin engine exports no metrics"),
 		engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod, merged with the profile's"),
-		engines.OutsideChartField("spec.management.cleanCachePolicy", "the controller, at runtime deletion", "cache cleanup on deletion"),
 		engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
 		engines.OutsideChartField("spec.profileName", "the reconciler, which reads the named ThinRuntimeProfile the release is built from", "the ThinRuntimeProfile the runtime runs"),
 		engines.HonouredField("spec.replicas", "number of workers"),
@@ -31,6 +30,7 @@ func init() {
 		engines.HonouredField("spec.tieredstore.levels[].volumeType", "hostPath or emptyDir cache volumes"),
 		engines.HonouredField("spec.volumes", "extra volumes, merged by name over the profile's"),
 	}
+	Fields = append(Fields, engines.CleanCachePolicyFields("spec.management")...)
 	Fields = append(Fields, componentFields("runtime's, over the profile's")...)
 	ProfileFields = engines.Fields{
 		engines.OutsideChartField("spec.fileSystemType", "the Dataset's PV (mount_type), checked by the CSI plugin", "the FUSE mount's file-system type"),
