@@ -80,6 +80,9 @@ type InputContainer struct {
 	VolumeMounts    []corev1.VolumeMount           `json:"volumeMounts,omitempty"`
 	SecurityContext *corev1.SecurityContext        `json:"securityContext,omitempty"`
 	RestartPolicy   *corev1.ContainerRestartPolicy `json:"restartPolicy,omitempty"`
+	// Lifecycle is there for app.poststart.fluid.io/inject, which leaves a
+	// container's own postStart hook alone.
+	Lifecycle *corev1.Lifecycle `json:"lifecycle,omitempty"`
 }
 
 // NewInput returns the input document for req.
@@ -120,7 +123,7 @@ func containersInput(cs []corev1.Container) []InputContainer {
 	}
 	out := make([]InputContainer, len(cs))
 	for i, c := range cs {
-		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy}
+		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy, Lifecycle: c.Lifecycle}
 	}
 	return out
 }
