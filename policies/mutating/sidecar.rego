@@ -43,6 +43,16 @@ default readiness_gate := true
 
 readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
 
+# A regular-container sidecar of a Pod that ends (a Job's: restartPolicy
+# Never or OnFailure) stops once the app containers have ended, so that the
+# Pod completes: a native sidecar does so by itself.
+default exit_with_apps := false
+
+exit_with_apps if {
+	not native_sidecars
+	input.pod.spec.restartPolicy in {"Never", "OnFailure"}
+}
+
 default unique_host_path := false
 
 unique_host_path if input.pod.metadata.annotations["default.fuse-sidecar.fluid.io/host-mount-path-mode"] == "random-suffix"
@@ -99,12 +109,14 @@ sidecars contains {
 	"resources": {"limits": limits, "requests": requests},
 	"uniqueHostPath": unique,
 	"dropVolumes": dropped_volumes(v),
+	"exitWithApps": exit,
 } if {
 	serverless
 	mode := sidecar_mode
 	unprivileged_flag := unprivileged
 	gate := readiness_gate
 	unique := unique_host_path
+	exit := exit_with_apps
 	env := sidecar_env
 	limits := sidecar_limits
 	requests := sidecar_requests

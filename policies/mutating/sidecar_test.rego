@@ -11,7 +11,7 @@ test_serverless_pod_gets_native_sidecar_and_rewrite if {
 		"mountPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse",
 		"mode": "native", "unprivileged": false, "readinessGate": true,
 		"env": set(), "resources": {"limits": {}, "requests": {}},
-		"uniqueHostPath": false, "dropVolumes": ["cache-dir"],
+		"uniqueHostPath": false, "dropVolumes": ["cache-dir"], "exitWithApps": false,
 	}}
 	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
 	d.labels == {"done.sidecar.fluid.io/inject": "true"}
@@ -119,4 +119,29 @@ test_cache_dir_names_come_from_policy_data if {
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.sidecar.cacheDirVolumes as ["fuse-"]
 	only(d.sidecars).dropVolumes == ["fuse-device"]
+}
+
+job_pod(restart) := json.patch(serverless_pod, [{"op": "add", "path": "/spec/restartPolicy", "value": restart}])
+
+test_container_sidecars_of_pods_that_end_exit_with_the_apps if {
+	every restart in ["Never", "OnFailure"] {
+		d := mutating.decision with input as input_for(job_pod(restart), one_volume(bound("imagenet")))
+			with data.sluice.config.mutating.sidecar.mode as "container"
+		only(d.sidecars).exitWithApps == true
+	}
+}
+
+test_sidecars_of_pods_that_restart_always_do_not_exit if {
+	d := mutating.decision with input as input_for(job_pod("Always"), one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.mode as "container"
+	only(d.sidecars).exitWithApps == false
+	e := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.mode as "container"
+	only(e.sidecars).exitWithApps == false
+}
+
+test_native_sidecars_end_by_themselves if {
+	d := mutating.decision with input as input_for(job_pod("Never"), one_volume(bound("imagenet")))
+	only(d.sidecars).mode == "native"
+	only(d.sidecars).exitWithApps == false
 }

@@ -28,7 +28,7 @@ func TestDecodeMutating(t *testing.T) {
 		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt"}],
 		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false,
 		              "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"memory": "2Gi", "cpu": 1}, "requests": {"cpu": "500m"}},
-		              "uniqueHostPath": true, "dropVolumes": ["cache-dir"]}],
+		              "uniqueHostPath": true, "dropVolumes": ["cache-dir"], "exitWithApps": true}],
 		"appPostStart": [{"container": "app", "mountPaths": ["/data"], "timeoutSeconds": 60}]
 	}`))
 	if err != nil {
@@ -47,7 +47,7 @@ func TestDecodeMutating(t *testing.T) {
 	if r.Limits.Memory().String() != "2Gi" || r.Limits.Cpu().String() != "1" || r.Requests.Cpu().String() != "500m" || len(r.Requests) != 1 {
 		t.Errorf("resources = %+v", r)
 	}
-	if !d.Sidecars[0].UniqueHostPath || len(d.Sidecars[0].DropVolumes) != 1 || d.Sidecars[0].DropVolumes[0] != "cache-dir" {
+	if !d.Sidecars[0].UniqueHostPath || !d.Sidecars[0].ExitWithApps || len(d.Sidecars[0].DropVolumes) != 1 || d.Sidecars[0].DropVolumes[0] != "cache-dir" {
 		t.Errorf("sidecars = %+v", d.Sidecars)
 	}
 	if a := d.AppPostStart; len(a) != 1 || a[0].Container != "app" || len(a[0].MountPaths) != 1 || a[0].MountPaths[0] != "/data" || a[0].TimeoutSeconds != 60 {

@@ -109,6 +109,11 @@ type Sidecar struct {
 	// DropVolumes name FUSE template volumes (the cache directories) that
 	// the sidecar is injected without, with their mounts.
 	DropVolumes []string `json:"dropVolumes"`
+	// ExitWithApps wraps a container-mode sidecar's command so that it
+	// stops, exiting 0, once the Pod carries the annotation
+	// sidecar.sluice.io/apps-done=true (set by the controller when every
+	// app container has ended).
+	ExitWithApps bool `json:"exitWithApps"`
 }
 
 // Empty reports whether d changes nothing.

@@ -148,6 +148,8 @@ func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
 			return true, d.boolean(e, &s.UniqueHostPath)
 		case "dropVolumes":
 			return true, d.strings(e, &s.DropVolumes)
+		case "exitWithApps":
+			return true, d.boolean(e, &s.ExitWithApps)
 		}
 		return false, nil
 	})

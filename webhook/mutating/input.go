@@ -71,6 +71,7 @@ type InputPodSpec struct {
 	InitContainers     []InputContainer           `json:"initContainers,omitempty"`
 	Containers         []InputContainer           `json:"containers,omitempty"`
 	SecurityContext    *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+	RestartPolicy      corev1.RestartPolicy       `json:"restartPolicy,omitempty"`
 }
 
 // InputContainer is a container as policies see it.
@@ -113,6 +114,7 @@ func podInput(p *corev1.Pod) InputPod {
 			PriorityClassName: p.Spec.PriorityClassName, RuntimeClassName: p.Spec.RuntimeClassName,
 			Volumes: p.Spec.Volumes, InitContainers: containersInput(p.Spec.InitContainers),
 			Containers: containersInput(p.Spec.Containers), SecurityContext: p.Spec.SecurityContext,
+			RestartPolicy: p.Spec.RestartPolicy,
 		},
 	}
 }

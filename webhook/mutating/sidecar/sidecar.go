@@ -107,6 +107,10 @@ func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, i
 	if err := setResources(&c, sc.Resources); err != nil {
 		return fmt.Errorf("sidecar for volume %q (dataset %s): %w", sc.Volume, sc.Dataset, err)
 	}
+	wrap := sc.ExitWithApps && sc.Mode == decision.ContainerSidecar
+	if wrap && len(c.Command) == 0 {
+		return fmt.Errorf("sidecar for volume %q (dataset %s): %w", sc.Volume, sc.Dataset, errNoCommand)
+	}
 	renames := addVolumes(pod, tmpl.Volumes, idx)
 	for i := range c.VolumeMounts {
 		if n, ok := renames[c.VolumeMounts[i].Name]; ok {
@@ -118,6 +122,9 @@ func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, i
 	}
 	if sc.ReadinessGate {
 		gate(&c, sc)
+	}
+	if wrap {
+		exitWithApps(pod, &c)
 	}
 	ns, dsName := splitDataset(sc.Dataset)
 	if pod.Labels == nil {
