@@ -10,7 +10,7 @@ import (
 // system (type fuse, fuse.<name> or fuseblk) in /proc/self/mountinfo. $1 is
 // the number of checks allowed in all, one a second; the paths follow,
 // escaped as mountinfo writes them. It exits 1, naming the path, when the
-// checks run out. It needs only sh: read, case and parameter expansion.
+// checks run out. It needs sh, and sleep when it has more than one check.
 const script = `mounted() {
   while read -r _ _ _ _ point _ rest; do
     [ "$point" = "$1" ] || continue

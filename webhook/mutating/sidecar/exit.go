@@ -20,8 +20,8 @@ const appsDoneDir = "/var/run/sluice/apps"
 // exitScript runs the FUSE command ("$@") and waits: when the command ends
 // by itself the script exits with its status; when the apps-done file says
 // "true" it stops the command with TERM (FUSE unmounts) and exits 0, so the
-// Pod can succeed; a TERM sent to the container is passed on. It needs only
-// sh builtins.
+// Pod can succeed; a TERM sent to the container is passed on. It needs sh
+// and sleep.
 const exitScript = `"$@" &
 child=$!
 trap 'kill -TERM "$child" 2>/dev/null' TERM INT

@@ -16,7 +16,8 @@ const gateTimeoutSeconds = 120
 // hook, which the kubelet also waits for before starting the next container.
 // Both run mountcheck's fixed script, the mount point an argument, which
 // passes once the point is a mounted FUSE file system in the sidecar's
-// /proc/self/mountinfo: the FUSE image needs sh.
+// /proc/self/mountinfo: the FUSE image needs sh (and sleep for a
+// container-mode sidecar).
 func gate(c *corev1.Container, sc decision.Sidecar) {
 	switch sc.Mode {
 	case decision.NativeSidecar:

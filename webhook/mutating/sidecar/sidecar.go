@@ -13,7 +13,7 @@ import (
 )
 
 // ContainerPrefix starts the name of every injected FUSE container.
-const ContainerPrefix = "fluid-fuse-"
+const ContainerPrefix = datav1alpha1.FuseSidecarContainerPrefix
 
 // Mutator applies decision.VolumeRewrites and decision.Sidecars.
 type Mutator struct{}
