@@ -21,6 +21,7 @@ builtin_platforms := {"default", "unprivileged"}
 platform := p if {
 	serverless
 	p := input.pod.metadata.annotations["serverless.fluid.io/platform"]
+	is_string(p)
 }
 
 # The platform's settings; {} for a built-in one.
@@ -67,7 +68,7 @@ platform_arg_names := "none" if count(object.get(platform_config, "args", {})) =
 platform_arg_names := concat(", ", sort({k | some k, _ in platform_config.args})) if count(object.get(platform_config, "args", {})) > 0
 
 warnings contains msg if {
-	input.pod.metadata.annotations["serverless.fluid.io/platform"]
+	is_string(input.pod.metadata.annotations["serverless.fluid.io/platform"])
 	not serverless
 	uses_datasets
 	msg := "serverless.fluid.io/platform: the Pod gets no FUSE sidecar (it is not labelled serverless.fluid.io/inject=true), so the annotation changes nothing"
