@@ -112,6 +112,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}
+	if err := setupSidecarExit(mgr); err != nil {
+		return nil, err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
 	}

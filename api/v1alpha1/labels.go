@@ -33,6 +33,15 @@ const (
 	// AnnotationServerlessPlatform names the sidecar platform of a Pod;
 	// annotations "<platform>.fluid.io/*" then pass extra arguments.
 	AnnotationServerlessPlatform = "serverless.fluid.io/platform"
+	// FuseSidecarContainerPrefix starts the name of every FUSE container
+	// the webhook injects (fluid-fuse-0, fluid-fuse-1, ...), as in Fluid.
+	FuseSidecarContainerPrefix = "fluid-fuse-"
+	// AnnotationAppsDone ("true") is set by the controller on a Pod whose
+	// FUSE sidecars are regular containers (sidecar mode container) once
+	// every app container has ended for good; the sidecars' entrypoint
+	// wrapper reads it through the downward API and stops the FUSE process,
+	// so that the Pod (a Job's) completes. Sluice-specific.
+	AnnotationAppsDone = "sidecar.sluice.io/apps-done"
 	// AnnotationSkipPrecheck ("true") admits a Pod whose dataset is not Bound.
 	AnnotationSkipPrecheck = "sidecar.fluid.io/skip-precheck"
 	// AnnotationHostMountPathMode ("random-suffix") gives each Pod a unique

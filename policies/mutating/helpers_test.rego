@@ -13,6 +13,7 @@ dataset(name, phase) := {
 		"namespace": "team-a",
 		"fuse": true,
 		"fuseNodeSelector": {},
+		"fuseVolumes": ["juicefs-fuse-mount", "cache-dir", "fuse-device"],
 		"cacheAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [
 			{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]},
 			{"key": "topology.kubernetes.io/region", "operator": "In", "values": ["region-1"]},

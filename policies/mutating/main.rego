@@ -61,4 +61,5 @@ decision := {
 	"labels": pod_labels,
 	"volumeRewrites": volume_rewrites,
 	"sidecars": sidecars,
+	"appPostStart": app_post_start,
 }

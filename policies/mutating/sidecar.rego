@@ -6,7 +6,11 @@
 # sidecar where the cluster supports it, gets a mount-readiness gate unless
 # fuse.sidecar.poststart.fluid.io/inject=false, drops its privileges for
 # Pods labelled unprivileged.sidecar.fluid.io/inject=true, and gets the
-# environment variables and resources the platform sets.
+# environment variables and resources the platform sets. The FUSE
+# template's cache-dir volumes are left out unless the Pod is labelled
+# cachedir.sidecar.fluid.io/inject=true, and the annotation
+# default.fuse-sidecar.fluid.io/host-mount-path-mode=random-suffix gives
+# the sidecar a host mount directory of its Pod's own.
 package sluice.mutating
 
 import rego.v1
@@ -39,6 +43,40 @@ default readiness_gate := true
 
 readiness_gate := false if input.pod.metadata.labels["fuse.sidecar.poststart.fluid.io/inject"] == "false"
 
+# A regular-container sidecar of a Pod that ends (a Job's: restartPolicy
+# Never or OnFailure) stops once the app containers have ended, so that the
+# Pod completes: a native sidecar does so by itself.
+default exit_with_apps := false
+
+exit_with_apps if {
+	not native_sidecars
+	input.pod.spec.restartPolicy in {"Never", "OnFailure"}
+}
+
+default unique_host_path := false
+
+unique_host_path if input.pod.metadata.annotations["default.fuse-sidecar.fluid.io/host-mount-path-mode"] == "random-suffix"
+
+default keep_cache_dirs := false
+
+keep_cache_dirs if input.pod.metadata.labels["cachedir.sidecar.fluid.io/inject"] == "true"
+
+# A FUSE template volume is a cache directory when its name starts with
+# one of mutating.sidecar.cacheDirVolumes.
+cache_dir_volume(name) if {
+	some prefix in data.sluice.config.mutating.sidecar.cacheDirVolumes
+	startswith(name, prefix)
+}
+
+# The template volumes a sidecar is injected without: its cache
+# directories, unless the Pod keeps them.
+dropped_volumes(v) := [name |
+	some name in v.dataset.runtime.fuseVolumes
+	cache_dir_volume(name)
+] if not keep_cache_dirs
+
+dropped_volumes(_) := [] if keep_cache_dirs
+
 # Environment variables and resources set on every injected FUSE
 # container, replacing the FUSE template's: from policy data
 # mutating.sidecar.env (name: value) and mutating.sidecar.resources
@@ -69,11 +107,16 @@ sidecars contains {
 	"readinessGate": gate,
 	"env": env,
 	"resources": {"limits": limits, "requests": requests},
+	"uniqueHostPath": unique,
+	"dropVolumes": dropped_volumes(v),
+	"exitWithApps": exit,
 } if {
 	serverless
 	mode := sidecar_mode
 	unprivileged_flag := unprivileged
 	gate := readiness_gate
+	unique := unique_host_path
+	exit := exit_with_apps
 	env := sidecar_env
 	limits := sidecar_limits
 	requests := sidecar_requests
@@ -98,4 +141,37 @@ pod_labels[key] := "true" if {
 	serverless
 	uses_datasets
 	key := "done.sidecar.fluid.io/inject"
+}
+
+warnings contains msg if {
+	serverless
+	keep_cache_dirs
+	some v in input.datasetVolumes
+	not has_cache_dir_volume(v)
+	msg := sprintf("cachedir.sidecar.fluid.io/inject: the FUSE template of dataset %s has no cache-dir volume; the sidecar is the same with or without it", [dataset_ref(v.dataset)])
+}
+
+has_cache_dir_volume(v) if {
+	some name in v.dataset.runtime.fuseVolumes
+	cache_dir_volume(name)
+}
+
+warnings contains msg if {
+	mode := input.pod.metadata.annotations["default.fuse-sidecar.fluid.io/host-mount-path-mode"]
+	mode != "random-suffix"
+	msg := sprintf("default.fuse-sidecar.fluid.io/host-mount-path-mode: unknown mode %q (the one mode is random-suffix); the sidecars share their runtime's host mount directory", [mode])
+}
+
+warnings contains msg if {
+	input.pod.metadata.annotations["default.fuse-sidecar.fluid.io/host-mount-path-mode"] == "random-suffix"
+	uses_datasets
+	not serverless
+	msg := "default.fuse-sidecar.fluid.io/host-mount-path-mode: the Pod gets no FUSE sidecar (it is not labelled serverless.fluid.io/inject=true), so the annotation changes nothing"
+}
+
+warnings contains msg if {
+	input.pod.metadata.labels["cachedir.sidecar.fluid.io/inject"] == "true"
+	uses_datasets
+	not serverless
+	msg := "cachedir.sidecar.fluid.io/inject: the Pod gets no FUSE sidecar (it is not labelled serverless.fluid.io/inject=true), so the label changes nothing"
 }

@@ -11,6 +11,7 @@ test_serverless_pod_gets_native_sidecar_and_rewrite if {
 		"mountPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse",
 		"mode": "native", "unprivileged": false, "readinessGate": true,
 		"env": set(), "resources": {"limits": {}, "requests": {}},
+		"uniqueHostPath": false, "dropVolumes": ["cache-dir"], "exitWithApps": false,
 	}}
 	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
 	d.labels == {"done.sidecar.fluid.io/inject": "true"}
@@ -72,4 +73,75 @@ test_env_and_resources_only_for_sidecars if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.sidecar.env as {"HTTPS_PROXY": "http://proxy:3128"}
 	d.sidecars == set()
+}
+
+test_random_suffix_annotation_asks_for_a_unique_host_path if {
+	p := pod({"serverless.fluid.io/inject": "true"}, {"default.fuse-sidecar.fluid.io/host-mount-path-mode": "random-suffix"})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	only(d.sidecars).uniqueHostPath == true
+	d.warnings == set()
+}
+
+test_unknown_host_mount_path_mode_warns if {
+	p := pod({"serverless.fluid.io/inject": "true"}, {"default.fuse-sidecar.fluid.io/host-mount-path-mode": "random"})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	only(d.sidecars).uniqueHostPath == false
+	d.warnings == {"default.fuse-sidecar.fluid.io/host-mount-path-mode: unknown mode \"random\" (the one mode is random-suffix); the sidecars share their runtime's host mount directory"}
+}
+
+test_random_suffix_without_sidecar_warns if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true"}, {"default.fuse-sidecar.fluid.io/host-mount-path-mode": "random-suffix"})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	contains(only(d.warnings), "the Pod gets no FUSE sidecar")
+}
+
+test_cache_dir_volumes_are_dropped_by_default if {
+	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseVolumes": ["thin-fuse-mount", "thin-cache-0-0", "thin-cache-1-0", "thin-config"]})})
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
+	only(d.sidecars).dropVolumes == ["thin-cache-0-0", "thin-cache-1-0"]
+}
+
+test_cache_dir_label_keeps_cache_dir_volumes if {
+	p := pod({"serverless.fluid.io/inject": "true", "cachedir.sidecar.fluid.io/inject": "true"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	only(d.sidecars).dropVolumes == []
+	d.warnings == set()
+}
+
+test_cache_dir_label_warns_when_the_template_has_no_cache_dir if {
+	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuseVolumes": ["juicefs-fuse-mount", "fuse-device"]})})
+	p := pod({"serverless.fluid.io/inject": "true", "cachedir.sidecar.fluid.io/inject": "true"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(ds))
+	d.warnings == {"cachedir.sidecar.fluid.io/inject: the FUSE template of dataset team-a/imagenet has no cache-dir volume; the sidecar is the same with or without it"}
+}
+
+test_cache_dir_names_come_from_policy_data if {
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.cacheDirVolumes as ["fuse-"]
+	only(d.sidecars).dropVolumes == ["fuse-device"]
+}
+
+job_pod(restart) := json.patch(serverless_pod, [{"op": "add", "path": "/spec/restartPolicy", "value": restart}])
+
+test_container_sidecars_of_pods_that_end_exit_with_the_apps if {
+	every restart in ["Never", "OnFailure"] {
+		d := mutating.decision with input as input_for(job_pod(restart), one_volume(bound("imagenet")))
+			with data.sluice.config.mutating.sidecar.mode as "container"
+		only(d.sidecars).exitWithApps == true
+	}
+}
+
+test_sidecars_of_pods_that_restart_always_do_not_exit if {
+	d := mutating.decision with input as input_for(job_pod("Always"), one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.mode as "container"
+	only(d.sidecars).exitWithApps == false
+	e := mutating.decision with input as input_for(serverless_pod, one_volume(bound("imagenet")))
+		with data.sluice.config.mutating.sidecar.mode as "container"
+	only(e.sidecars).exitWithApps == false
+}
+
+test_native_sidecars_end_by_themselves if {
+	d := mutating.decision with input as input_for(job_pod("Never"), one_volume(bound("imagenet")))
+	only(d.sidecars).mode == "native"
+	only(d.sidecars).exitWithApps == false
 }

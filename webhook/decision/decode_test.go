@@ -27,7 +27,9 @@ func TestDecodeMutating(t *testing.T) {
 		"annotations": {"a": "b"}, "labels": {},
 		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt"}],
 		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false,
-		              "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"memory": "2Gi", "cpu": 1}, "requests": {"cpu": "500m"}}}]
+		              "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"memory": "2Gi", "cpu": 1}, "requests": {"cpu": "500m"}},
+		              "uniqueHostPath": true, "dropVolumes": ["cache-dir"], "exitWithApps": true}],
+		"appPostStart": [{"container": "app", "mountPaths": ["/data"], "timeoutSeconds": 60}]
 	}`))
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +46,15 @@ func TestDecodeMutating(t *testing.T) {
 	r := d.Sidecars[0].Resources
 	if r.Limits.Memory().String() != "2Gi" || r.Limits.Cpu().String() != "1" || r.Requests.Cpu().String() != "500m" || len(r.Requests) != 1 {
 		t.Errorf("resources = %+v", r)
+	}
+	if !d.Sidecars[0].UniqueHostPath || !d.Sidecars[0].ExitWithApps || len(d.Sidecars[0].DropVolumes) != 1 || d.Sidecars[0].DropVolumes[0] != "cache-dir" {
+		t.Errorf("sidecars = %+v", d.Sidecars)
+	}
+	if a := d.AppPostStart; len(a) != 1 || a[0].Container != "app" || len(a[0].MountPaths) != 1 || a[0].MountPaths[0] != "/data" || a[0].TimeoutSeconds != 60 {
+		t.Errorf("appPostStart = %+v", a)
+	}
+	if (&Mutating{AppPostStart: d.AppPostStart}).Empty() {
+		t.Error("a decision with only app postStart hooks reports Empty")
 	}
 	if d.Annotations["a"] != "b" || d.Warnings[0] != "w" || d.MountPropagation[0].Mode != corev1.MountPropagationHostToContainer {
 		t.Errorf("decision = %+v", d)
@@ -76,6 +87,13 @@ func TestDecodeMutatingRejectsWrongShapes(t *testing.T) {
 		{`{"sidecars": [{"volume": "data", "mode": "native"}, {"volume": "data", "mode": "container"}]}`, `.sidecars[1]: a second entry for volume "data" (the first is [0])`},
 		{`{"volumeRewrites": [{"volume": "data", "hostPath": "/a"}, {"volume": "data", "hostPath": "/b"}]}`, `.volumeRewrites[1]: a second entry for volume "data"`},
 		{`{"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}, {"volume": "data", "mode": "None"}]}`, `.mountPropagation[1]: a second entry for volume "data"`},
+		{`{"sidecars": [{"uniqueHostPath": "yes"}]}`, ".sidecars[0].uniqueHostPath: want a boolean"},
+		{`{"sidecars": [{"dropVolumes": "cache"}]}`, ".sidecars[0].dropVolumes: want a list"},
+		{`{"appPostStart": [{"mountPaths": ["/d"], "timeoutSeconds": 1}]}`, ".appPostStart[0]: want a container name"},
+		{`{"appPostStart": [{"container": "a", "mountPaths": [], "timeoutSeconds": 1}]}`, `.appPostStart[0]: want at least one mount path for container "a"`},
+		{`{"appPostStart": [{"container": "a", "mountPaths": ["/d"], "timeoutSeconds": 0}]}`, `.appPostStart[0]: want timeoutSeconds of at least 1 for container "a", got 0`},
+		{`{"appPostStart": [{"container": "a", "mountPaths": ["d"], "timeoutSeconds": 1}]}`, `.appPostStart[0]: mount path "d" of container "a" is not absolute`},
+		{`{"appPostStart": [{"container": "a", "mountPaths": ["/d"], "timeoutSeconds": 1}, {"container": "a", "mountPaths": ["/e"], "timeoutSeconds": 1}]}`, `.appPostStart[1]: a second entry for container "a"`},
 	}
 	for _, tt := range tests {
 		_, err := DecodeMutating(parse(t, tt.doc))

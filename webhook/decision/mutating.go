@@ -25,6 +25,20 @@ type Mutating struct {
 	VolumeRewrites []VolumeRewrite `json:"volumeRewrites"`
 	// Sidecars are FUSE sidecars to inject.
 	Sidecars []Sidecar `json:"sidecars"`
+	// AppPostStart are postStart hooks that hold app containers until their
+	// dataset mounts are mounted FUSE file systems.
+	AppPostStart []AppPostStart `json:"appPostStart"`
+}
+
+// AppPostStart is one app container's wait for its dataset mounts.
+type AppPostStart struct {
+	// Container names a container of spec.containers.
+	Container string `json:"container"`
+	// MountPaths are the container paths that must be FUSE mount points.
+	MountPaths []string `json:"mountPaths"`
+	// TimeoutSeconds bounds the wait; the hook fails, and the kubelet
+	// restarts the container, when it runs out.
+	TimeoutSeconds int32 `json:"timeoutSeconds"`
 }
 
 // Denial is one reason to reject an object, with the rule that gave it.
@@ -88,10 +102,23 @@ type Sidecar struct {
 	// Resources are set on the sidecar's container, each quantity
 	// replacing the FUSE template's for its resource.
 	Resources corev1.ResourceRequirements `json:"resources"`
+	// UniqueHostPath gives the sidecar a host mount directory of its own
+	// Pod: the FUSE template's host directory above the mount point, and
+	// the dataset's hostPath volume, get a random per-Pod component.
+	UniqueHostPath bool `json:"uniqueHostPath"`
+	// DropVolumes name FUSE template volumes (the cache directories) that
+	// the sidecar is injected without, with their mounts.
+	DropVolumes []string `json:"dropVolumes"`
+	// ExitWithApps wraps a container-mode sidecar's command so that it
+	// stops, exiting 0, once the Pod carries the annotation
+	// sidecar.sluice.io/apps-done=true (set by the controller when every
+	// app container has ended).
+	ExitWithApps bool `json:"exitWithApps"`
 }
 
 // Empty reports whether d changes nothing.
 func (d *Mutating) Empty() bool {
 	return len(d.Affinity.Required) == 0 && len(d.Affinity.Preferred) == 0 && len(d.MountPropagation) == 0 &&
-		len(d.Annotations) == 0 && len(d.Labels) == 0 && len(d.VolumeRewrites) == 0 && len(d.Sidecars) == 0
+		len(d.Annotations) == 0 && len(d.Labels) == 0 && len(d.VolumeRewrites) == 0 && len(d.Sidecars) == 0 &&
+		len(d.AppPostStart) == 0
 }

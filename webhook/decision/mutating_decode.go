@@ -1,6 +1,8 @@
 package decision
 
 import (
+	"strings"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -87,6 +89,16 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 				out.Sidecars = append(out.Sidecars, s)
 				return err
 			})
+		case "appPostStart":
+			return true, d.list(e, func(_ int, e ast.Value) error {
+				var a AppPostStart
+				err := d.appPostStart(e, &a)
+				if err == nil {
+					err = d.oncePerContainer(a.Container, len(out.AppPostStart), func(i int) string { return out.AppPostStart[i].Container })
+				}
+				out.AppPostStart = append(out.AppPostStart, a)
+				return err
+			})
 		}
 		return false, nil
 	})
@@ -132,9 +144,56 @@ func (d *decoder) sidecar(v ast.Value, s *Sidecar) error {
 			return true, d.env(e, &s.Env)
 		case "resources":
 			return true, d.resources(e, &s.Resources)
+		case "uniqueHostPath":
+			return true, d.boolean(e, &s.UniqueHostPath)
+		case "dropVolumes":
+			return true, d.strings(e, &s.DropVolumes)
+		case "exitWithApps":
+			return true, d.boolean(e, &s.ExitWithApps)
 		}
 		return false, nil
 	})
+}
+
+func (d *decoder) appPostStart(v ast.Value, a *AppPostStart) error {
+	err := d.object(v, func(k string, e ast.Value) (bool, error) {
+		switch k {
+		case "container":
+			return true, d.str(e, &a.Container)
+		case "mountPaths":
+			return true, d.strings(e, &a.MountPaths)
+		case "timeoutSeconds":
+			return true, d.int32(e, &a.TimeoutSeconds)
+		}
+		return false, nil
+	})
+	switch {
+	case err != nil:
+		return err
+	case a.Container == "":
+		return d.errorf("want a container name")
+	case len(a.MountPaths) == 0:
+		return d.errorf("want at least one mount path for container %q", a.Container)
+	case a.TimeoutSeconds < 1:
+		return d.errorf("want timeoutSeconds of at least 1 for container %q, got %d", a.Container, a.TimeoutSeconds)
+	}
+	for _, p := range a.MountPaths {
+		if !strings.HasPrefix(p, "/") {
+			return d.errorf("mount path %q of container %q is not absolute", p, a.Container)
+		}
+	}
+	return nil
+}
+
+// oncePerContainer fails when one of the n entries decoded before names
+// the same container: a container has one postStart hook.
+func (d *decoder) oncePerContainer(container string, n int, containerOf func(int) string) error {
+	for i := range n {
+		if containerOf(i) == container {
+			return d.errorf("a second entry for container %q (the first is [%d]); give one per container", container, i)
+		}
+	}
+	return nil
 }
 
 // env decodes a set of {name, value}; a name given twice is an error, as

@@ -71,6 +71,7 @@ type InputPodSpec struct {
 	InitContainers     []InputContainer           `json:"initContainers,omitempty"`
 	Containers         []InputContainer           `json:"containers,omitempty"`
 	SecurityContext    *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+	RestartPolicy      corev1.RestartPolicy       `json:"restartPolicy,omitempty"`
 }
 
 // InputContainer is a container as policies see it.
@@ -80,6 +81,9 @@ type InputContainer struct {
 	VolumeMounts    []corev1.VolumeMount           `json:"volumeMounts,omitempty"`
 	SecurityContext *corev1.SecurityContext        `json:"securityContext,omitempty"`
 	RestartPolicy   *corev1.ContainerRestartPolicy `json:"restartPolicy,omitempty"`
+	// Lifecycle is there for app.poststart.fluid.io/inject, which leaves a
+	// container's own postStart hook alone.
+	Lifecycle *corev1.Lifecycle `json:"lifecycle,omitempty"`
 }
 
 // NewInput returns the input document for req.
@@ -110,6 +114,7 @@ func podInput(p *corev1.Pod) InputPod {
 			PriorityClassName: p.Spec.PriorityClassName, RuntimeClassName: p.Spec.RuntimeClassName,
 			Volumes: p.Spec.Volumes, InitContainers: containersInput(p.Spec.InitContainers),
 			Containers: containersInput(p.Spec.Containers), SecurityContext: p.Spec.SecurityContext,
+			RestartPolicy: p.Spec.RestartPolicy,
 		},
 	}
 }
@@ -120,7 +125,7 @@ func containersInput(cs []corev1.Container) []InputContainer {
 	}
 	out := make([]InputContainer, len(cs))
 	for i, c := range cs {
-		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy}
+		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy, Lifecycle: c.Lifecycle}
 	}
 	return out
 }

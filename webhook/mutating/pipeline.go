@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/internal/podpatch"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/mutating/affinity"
+	"github.com/sluice-data/sluice/webhook/mutating/apppoststart"
 	"github.com/sluice-data/sluice/webhook/mutating/podmeta"
 	"github.com/sluice-data/sluice/webhook/mutating/propagation"
 	"github.com/sluice-data/sluice/webhook/mutating/sidecar"
@@ -61,7 +62,7 @@ type Pipeline struct {
 
 // DefaultMutators are Sluice's mutators in the order they run.
 func DefaultMutators() []Mutator {
-	return []Mutator{sidecar.Mutator{}, propagation.Mutator{}, affinity.Mutator{}, podmeta.Mutator{}}
+	return []Mutator{sidecar.Mutator{}, apppoststart.Mutator{}, propagation.Mutator{}, affinity.Mutator{}, podmeta.Mutator{}}
 }
 
 // Mutate evaluates the policies for req and applies the decision to a copy

@@ -55,7 +55,10 @@ func datasetObjects(ns, name string) []client.Object {
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name, ResourceVersion: "1", Labels: map[string]string{datav1alpha1.LabelDatasetID: ns + "-" + name}}}
 	rt := &datav1alpha1.JuiceFSRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: "1"}}
 	fuse := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + datav1alpha1.FuseDaemonSetSuffix, ResourceVersion: "1"},
-		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse"}}}}}}
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "fuse", VolumeMounts: []corev1.VolumeMount{{Name: "cache-dir", MountPath: "/cache"}}}},
+			Volumes:    []corev1.Volume{{Name: "cache-dir"}, {Name: "unused"}},
+		}}}}
 	return []client.Object{pvc, ds, pv, rt, fuse}
 }
 
@@ -100,6 +103,9 @@ func TestGathererReusesVolumesUntilASourceChanges(t *testing.T) {
 	if !first.Dataset.Runtime.Fuse || first.Dataset.Phase != "Bound" {
 		t.Fatalf("first = %+v", first.Dataset)
 	}
+	if v := first.Dataset.Runtime.FuseVolumes; len(v) != 1 || v[0] != "cache-dir" {
+		t.Fatalf("FUSE template volumes the policies see = %q, want the one its container mounts", v)
+	}
 
 	// Deleting the FUSE DaemonSet invalidates the volume.
 	fuse := objs[4]
@@ -107,8 +113,8 @@ func TestGathererReusesVolumesUntilASourceChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	deliver(func(h toolscache.ResourceEventHandler) { h.OnDelete(toolscache.DeletedFinalStateUnknown{Obj: fuse}) })
-	if got := gather(); got.Dataset.Runtime.Fuse {
-		t.Fatal("the deleted FUSE DaemonSet is still seen")
+	if got := gather(); got.Dataset.Runtime.Fuse || got.Dataset.Runtime.FuseVolumes == nil || len(got.Dataset.Runtime.FuseVolumes) != 0 {
+		t.Fatalf("the deleted FUSE DaemonSet is still seen, or its volumes are not an empty list: %+v", got.Dataset.Runtime)
 	}
 
 	// A change to the dataset invalidates it too.

@@ -57,6 +57,9 @@ type RuntimeFacts struct {
 	Fuse bool `json:"fuse"`
 	// FuseNodeSelector is the runtime's spec.fuse.nodeSelector.
 	FuseNodeSelector map[string]string `json:"fuseNodeSelector"`
+	// FuseVolumes are the names of the volumes the FUSE template's
+	// container mounts (empty without a FUSE template).
+	FuseVolumes []string `json:"fuseVolumes"`
 	// CacheAffinity is the runtime's status.cacheAffinity.
 	CacheAffinity *corev1.NodeAffinity `json:"cacheAffinity,omitempty"`
 }

@@ -255,7 +255,7 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 	// Every field the policies read is present even for a missing dataset,
 	// so that they deny it by name instead of failing on a null.
 	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name,
-		Localities: map[string][]corev1.NodeSelectorRequirement{}, Runtime: RuntimeFacts{FuseNodeSelector: map[string]string{}}}}
+		Localities: map[string][]corev1.NodeSelectorRequirement{}, Runtime: RuntimeFacts{FuseNodeSelector: map[string]string{}, FuseVolumes: []string{}}}}
 	if src.dataset == nil {
 		return dv // no such dataset: phase "" tells the policies
 	}
@@ -273,7 +273,7 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 	}
 	if len(ds.Status.Runtimes) > 0 {
 		ref := ds.Status.Runtimes[0]
-		rf := RuntimeFacts{Type: strings.ToLower(ref.Type), Name: ref.Name, Namespace: ref.Namespace, FuseNodeSelector: map[string]string{}}
+		rf := RuntimeFacts{Type: strings.ToLower(ref.Type), Name: ref.Name, Namespace: ref.Namespace, FuseNodeSelector: map[string]string{}, FuseVolumes: []string{}}
 		if src.runtime != nil {
 			sel, status := runtimeFuseSelector(src.runtime)
 			if len(sel) > 0 {
@@ -283,6 +283,9 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 			if src.fuse != nil && len(src.fuse.Spec.Template.Spec.Containers) > 0 {
 				rf.Fuse = true
 				dv.Fuse = fuseTemplate(&src.fuse.Spec.Template.Spec)
+				for _, v := range dv.Fuse.Volumes {
+					rf.FuseVolumes = append(rf.FuseVolumes, v.Name)
+				}
 			}
 		}
 		dv.Dataset.Runtime = rf

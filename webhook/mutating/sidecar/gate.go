@@ -1,12 +1,10 @@
 package sidecar
 
 import (
-	"fmt"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/mutating/mountcheck"
 )
 
 // gateTimeoutSeconds bounds how long the app containers wait for the mount.
@@ -16,29 +14,22 @@ const gateTimeoutSeconds = 120
 // A native sidecar gets a startup probe (the kubelet starts the next
 // container only once it succeeds); a regular container gets a postStart
 // hook, which the kubelet also waits for before starting the next container.
-// Both run a shell that looks for the mount point in /proc/self/mountinfo,
-// so the FUSE image needs sh and grep.
+// Both run mountcheck's fixed script, the mount point an argument, which
+// passes once the point is a mounted FUSE file system in the sidecar's
+// /proc/self/mountinfo: the FUSE image needs sh (and sleep for a
+// container-mode sidecar).
 func gate(c *corev1.Container, sc decision.Sidecar) {
-	check := fmt.Sprintf("grep -qF -- ' %s ' /proc/self/mountinfo", mountinfoEscape(sc.MountPath))
 	switch sc.Mode {
 	case decision.NativeSidecar:
 		c.StartupProbe = &corev1.Probe{
-			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", check}}},
+			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: mountcheck.Command(1, sc.MountPath)}},
 			PeriodSeconds:    1,
 			FailureThreshold: gateTimeoutSeconds,
 		}
 	case decision.ContainerSidecar:
-		wait := fmt.Sprintf("i=0; until %s; do i=$((i+1)); [ $i -ge %d ] && exit 1; sleep 1; done", check, gateTimeoutSeconds)
 		if c.Lifecycle == nil {
 			c.Lifecycle = &corev1.Lifecycle{}
 		}
-		c.Lifecycle.PostStart = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", wait}}}
+		c.Lifecycle.PostStart = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: mountcheck.Command(gateTimeoutSeconds, sc.MountPath)}}
 	}
 }
-
-// mountinfoEscaper escapes a path the way /proc/self/mountinfo does, and
-// quotes it for a single-quoted shell word. It is built once: a Replacer
-// builds its tables on first use, which cost more than the replacing.
-var mountinfoEscaper = strings.NewReplacer(" ", `\040`, "\t", `\011`, "\n", `\012`, `\`, `\134`, "'", `'\''`)
-
-func mountinfoEscape(p string) string { return mountinfoEscaper.Replace(p) }

@@ -13,7 +13,7 @@ import (
 )
 
 // ContainerPrefix starts the name of every injected FUSE container.
-const ContainerPrefix = "fluid-fuse-"
+const ContainerPrefix = datav1alpha1.FuseSidecarContainerPrefix
 
 // Mutator applies decision.VolumeRewrites and decision.Sidecars.
 type Mutator struct{}
@@ -23,7 +23,19 @@ func (Mutator) Name() string { return "sidecar" }
 
 // Mutate implements mutating.Mutator.
 func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, vols []snapshot.DatasetVolume) error {
+	hosts, err := uniqueHosts(pod, d, vols)
+	if err != nil {
+		return err
+	}
 	for _, rw := range d.VolumeRewrites {
+		if u, ok := hosts[rw.Volume]; ok {
+			p, ok := u.at(rw.HostPath)
+			if !ok {
+				return fmt.Errorf("%s=%s, volume %q: its host path %s is not within the FUSE host directory %s",
+					datav1alpha1.AnnotationHostMountPathMode, datav1alpha1.HostMountPathModeRandomSuffix, rw.Volume, rw.HostPath, u.Dir)
+			}
+			rw.HostPath = p
+		}
 		if err := rewrite(pod, rw); err != nil {
 			return err
 		}
@@ -34,6 +46,9 @@ func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, vols []snapshot.Dat
 		tmpl := templateFor(vols, sc.Volume)
 		if tmpl == nil {
 			return fmt.Errorf("sidecar for volume %q (dataset %s): the runtime has no FUSE template", sc.Volume, sc.Dataset)
+		}
+		if u, ok := hosts[sc.Volume]; ok {
+			tmpl = withHostDir(tmpl, u)
 		}
 		if err := inject(pod, sc, tmpl, i); err != nil {
 			return err
@@ -85,11 +100,16 @@ func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, i
 	if hasContainer(pod, name) {
 		return nil
 	}
+	tmpl = withoutVolumes(tmpl, sc.DropVolumes)
 	c := *tmpl.Container.DeepCopy()
 	c.Name = name
 	setEnv(&c, sc.Env)
 	if err := setResources(&c, sc.Resources); err != nil {
 		return fmt.Errorf("sidecar for volume %q (dataset %s): %w", sc.Volume, sc.Dataset, err)
+	}
+	wrap := sc.ExitWithApps && sc.Mode == decision.ContainerSidecar
+	if wrap && len(c.Command) == 0 {
+		return fmt.Errorf("sidecar for volume %q (dataset %s): %w", sc.Volume, sc.Dataset, errNoCommand)
 	}
 	renames := addVolumes(pod, tmpl.Volumes, idx)
 	for i := range c.VolumeMounts {
@@ -102,6 +122,9 @@ func inject(pod *corev1.Pod, sc decision.Sidecar, tmpl *snapshot.FuseTemplate, i
 	}
 	if sc.ReadinessGate {
 		gate(&c, sc)
+	}
+	if wrap {
+		exitWithApps(pod, &c)
 	}
 	ns, dsName := splitDataset(sc.Dataset)
 	if pod.Labels == nil {

@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/sluice-data/sluice/webhook/decision"
+	"github.com/sluice-data/sluice/webhook/mutating/mountcheck"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -68,7 +70,7 @@ func TestNativeSidecarWithRenamedVolumeAndGate(t *testing.T) {
 	if sc.VolumeMounts[0].Name != "mnt-0" {
 		t.Fatalf("clashing template volume not renamed: mount uses %q", sc.VolumeMounts[0].Name)
 	}
-	if sc.StartupProbe == nil || !strings.Contains(strings.Join(sc.StartupProbe.Exec.Command, " "), "' /runtime-mnt/ds/fuse '") {
+	if sc.StartupProbe == nil || !slices.Equal(sc.StartupProbe.Exec.Command, mountcheck.Command(1, "/runtime-mnt/ds/fuse")) {
 		t.Fatalf("no mount-readiness startup probe: %+v", sc.StartupProbe)
 	}
 	if p.Labels["dataset-namespace.sidecar.fluid.io/fluid-fuse-0"] != "ns" || p.Labels["dataset-name.sidecar.fluid.io/fluid-fuse-0"] != "ds" {
@@ -188,12 +190,6 @@ func TestLimitBelowTheTemplatesRequestIsRefused(t *testing.T) {
 	d.Sidecars[0].Resources.Requests = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")}
 	if err := (Mutator{}).Mutate(appPod(), d, vs); err != nil {
 		t.Fatalf("limit and request set together: %v", err)
-	}
-}
-
-func TestMountinfoEscape(t *testing.T) {
-	if got := mountinfoEscape(`/mnt/a b\c'd`); got != `/mnt/a\040b\134c'\''d` {
-		t.Fatalf("escape = %s", got)
 	}
 }
 
