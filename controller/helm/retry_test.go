@@ -107,10 +107,10 @@ func TestARefusedSpecBacksOff(t *testing.T) {
 		before := time.Now()
 		_, act, err := c.Ensure(ctx, "demo", refused)
 		var retry *RetryAfter
-		switch {
-		case act == ActionUpgrade:
+		switch act {
+		case ActionUpgrade:
 			upgrades = append(upgrades, before)
-		case act == ActionRollback:
+		case ActionRollback:
 			rollbacks++
 		}
 		if act != ActionUpgrade && !errors.As(err, &retry) {
