@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -141,5 +142,21 @@ func TestInputSize(t *testing.T) {
 	}
 	if got := InputSize(many); got < 1000*scalarOverhead {
 		t.Fatalf("1000 booleans count %d, want their overhead (%d) at least", got, 1000*scalarOverhead)
+	}
+}
+
+// TestNetworkBuiltinsDoNotCompile (audit L8): a policy module may not reach
+// the network or the webhook's environment from the admission path.
+func TestNetworkBuiltinsDoNotCompile(t *testing.T) {
+	ctx := context.Background()
+	for _, call := range []string{`http.send({"method": "get", "url": "http://example.com"})`, `net.lookup_ip_addr("example.com")`, `opa.runtime()`} {
+		_, err := Compile(ctx, bundleWith("package t\nanswer := "+call), q)
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "undefined function") {
+			t.Errorf("a module calling %s: %v, want a compile error (undefined function)", call, err)
+		}
+	}
+	if _, err := Compile(ctx, bundleWith("package t\nanswer := time.now_ns()"), q); err != nil {
+		t.Errorf("other builtins compile: %v", err)
 	}
 }
