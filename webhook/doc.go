@@ -27,11 +27,13 @@
 //     residual rules, with the policy data folded in. Replaced, atomically,
 //     when a new bundle compiles (Reloader, on policy ConfigMap changes);
 //     a bundle that fails to compile leaves the last good one.
-//   - Decision memo (policy.Memo, held by mutating.Pipeline; size
-//     --decision-cache-size): mutating decisions by bundle generation and
-//     input value. A new bundle has a new generation, so nothing of the old
-//     one is found; least recently used entries are evicted; bundles that
-//     call nondeterministic builtins are never memoised.
+//   - Decision memo (policy.Memo, held by mutating.Pipeline; bounded by
+//     --decision-cache-size decisions and --decision-cache-bytes of inputs,
+//     policy.InputSize): mutating decisions by bundle generation and input
+//     value. A new bundle has a new generation, so nothing of the old one
+//     is found; least recently used entries are evicted, an input over an
+//     eighth of the bytes is never kept; bundles that call nondeterministic
+//     builtins are never memoised.
 //   - Specialised variants (specialise.Specialiser, one per query of a
 //     compiled bundle): a query per input class, at most 16 per query,
 //     built on a class's first input. They go with their bundle;

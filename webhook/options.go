@@ -35,6 +35,9 @@ type Options struct {
 	// DecisionCacheSize is how many policy decisions are remembered for
 	// repeated inputs (0 disables the cache).
 	DecisionCacheSize int
+	// DecisionCacheBytes bounds the approximate size of the inputs the
+	// decision cache keeps (policy.InputSize); 0 disables the cache.
+	DecisionCacheBytes int64
 	// GCPercent is the garbage collector's target (GOGC) the webhook runs
 	// with, unless the GOGC environment variable is set; 0 leaves Go's default.
 	GCPercent int
@@ -73,6 +76,7 @@ func NewOptions() *Options {
 		MaxRequestBytes:    7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
 		NativeSidecars:     "auto",
 		DecisionCacheSize:  4096,
+		DecisionCacheBytes: 64 << 20,
 		ClaimGracePeriod:   30 * time.Second,
 		GCPercent:          DefaultGCPercent,
 		SpecialisePolicies: true,
@@ -89,6 +93,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
 	fs.IntVar(&o.DecisionCacheSize, "decision-cache-size", o.DecisionCacheSize, "policy decisions remembered for repeated inputs, e.g. the replicas of one Deployment (0 disables); only used when the policies call no nondeterministic builtin")
+	fs.Int64Var(&o.DecisionCacheBytes, "decision-cache-bytes", o.DecisionCacheBytes, "bound on the approximate size of the policy inputs the decision cache keeps, so that large unique inputs (dry-run Pods with big annotations) cannot grow memory (0 disables the cache); an input over an eighth of it is not cached")
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage-collector target (GOGC) unless the GOGC environment variable is set; 0 keeps Go's default")
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that was never stored is kept before another operation may take over")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
@@ -105,6 +110,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DecisionCacheSize < 0 {
 		return fmt.Errorf("--decision-cache-size must not be negative")
+	}
+	if o.DecisionCacheBytes < 0 {
+		return fmt.Errorf("--decision-cache-bytes must not be negative")
 	}
 	if o.MaxRequestBytes <= 0 {
 		return fmt.Errorf("--max-request-bytes must be positive")

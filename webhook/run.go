@@ -87,7 +87,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReloader(mgr, reloader, changes); err != nil {
 		return nil, err
 	}
-	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize)
+	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
 	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
@@ -133,14 +133,15 @@ func newEngine(o *Options) *policy.Engine {
 // NewMutatingHandler returns the mutating admission handler, reading
 // cluster objects from r (the manager's cache in the webhook), whose
 // changes, once tracked, let unchanged dataset volumes be reused.
-// decisionCacheSize decisions are remembered (0 disables the cache).
-func NewMutatingHandler(engine *policy.Engine, r client.Reader, changes *snapshot.Changes, nativeSidecars bool, decisionCacheSize int) *mutating.Handler {
+// decisionCacheSize decisions are remembered, of inputs adding up to about
+// decisionCacheBytes (0 disables the cache).
+func NewMutatingHandler(engine *policy.Engine, r client.Reader, changes *snapshot.Changes, nativeSidecars bool, decisionCacheSize int, decisionCacheBytes int64) *mutating.Handler {
 	return &mutating.Handler{Pipeline: &mutating.Pipeline{
 		Engine:         engine,
 		Gatherer:       &snapshot.Gatherer{Reader: r, Changes: changes},
 		Mutators:       mutating.DefaultMutators(),
 		NativeSidecars: nativeSidecars,
-		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize),
+		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize, decisionCacheBytes),
 	}}
 }
 

@@ -178,7 +178,7 @@ func BenchmarkAdmission(b *testing.B) {
 		{"sidecar/uncached", map[string]string{datav1alpha1.LabelServerlessInject: "true"}, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := webhook.NewMutatingHandler(engine, r, changes, true, bc.cacheSize)
+			h := webhook.NewMutatingHandler(engine, r, changes, true, bc.cacheSize, webhook.NewOptions().DecisionCacheBytes)
 			reqs := requests(b, bc.labels)
 			ctx := context.Background()
 			// One pass over every request first: the cached rows then measure

@@ -15,10 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
 )
 
 // TestARefusedUpgradeBacksOff (M1): a spec change whose workers the API
@@ -31,20 +29,11 @@ func TestARefusedUpgradeBacksOff(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
-	if err := env.Client.Create(ctx, testobj.Dataset("refused", ns, testobj.WithMounts("juicefs:///refused"))); err != nil {
-		t.Fatal(err)
-	}
-	rt := testobj.JuiceFSRuntime("refused", ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
-	if err := env.Client.Create(ctx, rt); err != nil {
+	rt := boundRuntime(t, ns, "refused")
+	if err := env.Client.Get(ctx, key("refused"), rt); err != nil {
 		t.Fatal(err)
 	}
 	sts := &appsv1.StatefulSet{}
-	eventually(t, 20*time.Second, "Helm installs the workers", func() bool { return env.Client.Get(ctx, key("refused-worker"), sts) == nil })
-	markReady(t, sts)
-	eventually(t, 20*time.Second, "the runtime is Ready", func() bool {
-		return env.Client.Get(ctx, key("refused"), rt) == nil && rt.Status.WorkerPhase == datav1alpha1.RuntimePhaseReady
-	})
-
 	rt.Spec.Worker.Resources = corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
 		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},

@@ -40,7 +40,7 @@ func TestJuiceFSSecondMountIsInvalidSpec(t *testing.T) {
 		c = meta.FindStatusCondition(rt.Status.Conditions, "Ready")
 		return c != nil && c.Reason == "InvalidSpec"
 	})
-	if !strings.Contains(c.Message, "spec.mounts[1]") || !strings.Contains(c.Message, "juicefs:///b") {
+	if !strings.Contains(c.Message, "spec.mounts[1]") || !strings.Contains(c.Message, "mounts one JuiceFS volume") {
 		t.Errorf("Ready message %q does not name spec.mounts[1]", c.Message)
 	}
 	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "twice-worker"}, &appsv1.StatefulSet{}); err == nil {

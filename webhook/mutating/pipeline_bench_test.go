@@ -84,7 +84,7 @@ func BenchmarkHandlerInProcess(b *testing.B) {
 
 func benchHandle(b *testing.B, memo int) {
 	h, raw := benchHandler(b)
-	h.Pipeline.Memo = policy.NewMemo[*decision.Mutating](memo)
+	h.Pipeline.Memo = policy.NewMemo[*decision.Mutating](memo, 64<<20)
 	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		UID: "b", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create,
 		Namespace: "team-a", Object: runtime.RawExtension{Raw: raw},

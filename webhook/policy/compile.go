@@ -88,7 +88,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 	if err != nil {
 		return nil, err
 	}
-	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false).WithCapabilities(capabilities())
 	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
 	if compiler.Failed() {
 		errs := make([]string, 0, len(compiler.Errors))

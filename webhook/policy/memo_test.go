@@ -2,6 +2,10 @@ package policy
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -12,7 +16,7 @@ func obj(k, v string) ast.Value {
 }
 
 func TestMemo(t *testing.T) {
-	m := NewMemo[string](2)
+	m := NewMemo[string](2, 1<<20)
 	if _, ok := m.Get(1, obj("a", "1")); ok {
 		t.Fatal("hit on an empty memo")
 	}
@@ -89,5 +93,70 @@ func TestGenerationAdvancesOnLoad(t *testing.T) {
 	}
 	if g2 := e.Active().Generation(); g2 <= g1 {
 		t.Fatalf("generation %d after %d", g2, g1)
+	}
+}
+
+// TestMemoIsBoundedByBytes (audit M9): 4,096 unique inputs of 200 KiB
+// each (dry-run Pods with unique annotations) keep the memo within its
+// byte bound, not at 4,096 × 200 KiB; an input over an eighth of the
+// bound is not remembered, and the least recently used go first.
+func TestMemoIsBoundedByBytes(t *testing.T) {
+	const bound = 8 << 20
+	m := NewMemo[int](4096, bound)
+	big := strings.Repeat("x", 200<<10)
+	for i := range 4096 {
+		m.Put(1, obj(fmt.Sprint(i), big), i)
+	}
+	if m.Bytes() > bound || m.Len() > bound/(200<<10) {
+		t.Fatalf("after 4096 inputs of 200 KiB: %d bytes in %d decisions, want at most %d bytes", m.Bytes(), m.Len(), bound)
+	}
+	if _, ok := m.Get(1, obj("4095", big)); !ok {
+		t.Fatal("the most recent input was not remembered")
+	}
+	if _, ok := m.Get(1, obj("0", big)); ok {
+		t.Fatal("the oldest input was kept past the bound")
+	}
+	huge := strings.Repeat("y", bound/8+1)
+	m.Put(1, obj("huge", huge), -1)
+	if _, ok := m.Get(1, obj("huge", huge)); ok {
+		t.Fatal("an input over an eighth of the bound was remembered")
+	}
+	// The heap follows: what the memo keeps is all that stays reachable.
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapAlloc > 64<<20 {
+		t.Fatalf("heap after the flood: %d MiB, want under 64 MiB (the memo's bound is 8 MiB)", ms.HeapAlloc>>20)
+	}
+	runtime.KeepAlive(m)
+}
+
+func TestInputSize(t *testing.T) {
+	small := InputSize(obj("a", "b"))
+	if got := InputSize(obj("a", strings.Repeat("b", 1000))); got < small+999 {
+		t.Fatalf("a 1000-byte string counts %d, want at least %d", got, small+999)
+	}
+	many := ast.NewArray()
+	for range 1000 {
+		many = many.Append(ast.BooleanTerm(true))
+	}
+	if got := InputSize(many); got < 1000*scalarOverhead {
+		t.Fatalf("1000 booleans count %d, want their overhead (%d) at least", got, 1000*scalarOverhead)
+	}
+}
+
+// TestNetworkBuiltinsDoNotCompile (audit L8): a policy module may not reach
+// the network or the webhook's environment from the admission path.
+func TestNetworkBuiltinsDoNotCompile(t *testing.T) {
+	ctx := context.Background()
+	for _, call := range []string{`http.send({"method": "get", "url": "http://example.com"})`, `net.lookup_ip_addr("example.com")`, `opa.runtime()`} {
+		_, err := Compile(ctx, bundleWith("package t\nanswer := "+call), q)
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "undefined function") {
+			t.Errorf("a module calling %s: %v, want a compile error (undefined function)", call, err)
+		}
+	}
+	if _, err := Compile(ctx, bundleWith("package t\nanswer := time.now_ns()"), q); err != nil {
+		t.Errorf("other builtins compile: %v", err)
 	}
 }

@@ -35,7 +35,7 @@ func RunRegoTests(ctx context.Context, b *Bundle) ([]TestResult, error) {
 	}
 	defer store.Abort(ctx, txn)
 	ch, err := tester.NewRunner().
-		SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
+		SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true).WithCapabilities(capabilities())).
 		SetStore(store).
 		SetModules(modules).
 		SetTimeout(30*time.Second).
