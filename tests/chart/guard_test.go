@@ -23,7 +23,8 @@ import (
 // manages but no other object its ClusterRole would allow: none in
 // kube-system, no Secret but Helm's release records (a service-account
 // token Secret is refused even labelled as an engine's), no object it
-// did not create (not even by labelling it); on nodes it may change only
+// did not create (not even by labelling it), no Pod but by the apps-done
+// annotation of a Pod it injected; on nodes it may change only
 // Sluice's labels. The CSI plugin's ServiceAccount may change only FUSE
 // labels, and only on the node its token names.
 func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
@@ -127,6 +128,23 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	refused("the controller adopts a ConfigMap by labelling it", "may change or delete only objects it manages", controller.Update(ctx, theirs))
 	refused("the controller deletes a ConfigMap it did not create", "may change or delete only objects it manages", controller.Delete(ctx, cm("team-a", "theirs", nil)))
 	allowed("the controller deletes an engine's ConfigMap", controller.Delete(ctx, cm("team-a", "engine", nil)))
+
+	injected := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "injected", Labels: map[string]string{"done.sidecar.fluid.io/inject": "true"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
+	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "plain"}, Spec: injected.Spec}
+	for _, p := range []*corev1.Pod{injected, plain} {
+		if err := admin.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	podPatch := func(p *corev1.Pod, patch string) error {
+		return controller.Patch(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}, client.RawPatch(types.MergePatchType, []byte(patch)))
+	}
+	allowed("the controller tells an injected Pod's sidecars to stop", podPatch(injected, `{"metadata":{"annotations":{"sidecar.sluice.io/apps-done":"true"}}}`))
+	refused("the controller annotates a Pod it did not inject", "only Pods whose FUSE sidecars it injected", podPatch(plain, `{"metadata":{"annotations":{"sidecar.sluice.io/apps-done":"true"}}}`))
+	refused("the controller relabels a Pod", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"metadata":{"labels":{"app":"x"}}}`))
+	refused("the controller sets another annotation", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"metadata":{"annotations":{"other":"x"}}}`))
+	refused("the controller changes a Pod's image", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"spec":{"containers":[{"name":"app","image":"evil"}]}}`))
 
 	for _, name := range []string{"node-a", "node-b"} {
 		if err := admin.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
