@@ -61,6 +61,7 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	fs.StringVar(&cfg.Endpoint, "endpoint", "unix:///csi/csi.sock", "CSI endpoint (unix socket)")
 	fs.StringVar(&cfg.NodeID, "nodeid", "", "this node's name")
 	fs.StringVar(&cfg.StateDir, "state-dir", cfg.StateDir, "directory for staged-volume state (a hostPath, so it survives restarts)")
+	fs.StringVar(&cfg.FuseRoot, "fuse-root", DefaultFuseRoot, "directory the engines' FUSE mounts datasets under; a volume whose fluid_path is elsewhere is refused")
 	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", cfg.PublishTimeout, "how long NodePublishVolume waits for the dataset's FUSE mount")
 	fs.DurationVar(&recovery, "recovery-interval", recovery, "how often FUSE recovery re-binds mounts whose FUSE restarted (0 disables it)")
 	fs.StringVar(&registrar.Dir, "registration-dir", "", "the kubelet's plugin registry (e.g. /var/lib/kubelet/plugins_registry): register there instead of through node-driver-registrar")

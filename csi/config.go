@@ -3,6 +3,7 @@ package csi
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -40,6 +41,25 @@ type Config struct {
 	// MountInfoPath is read to find the bind mounts of a FUSE mount;
 	// default /proc/self/mountinfo.
 	MountInfoPath string
+	// FuseRoot is the directory every engine's FUSE mounts datasets under
+	// (default DefaultFuseRoot): a volume whose fluid_path is elsewhere is
+	// refused, so a PV cannot make the plugin bind-mount another host
+	// directory into a Pod.
+	FuseRoot string
+}
+
+// DefaultFuseRoot is where the engines' FUSE programs mount datasets on
+// nodes (/runtime-mnt/<engine>/<namespace>/<name>/...).
+const DefaultFuseRoot = "/runtime-mnt"
+
+// checkFluidPath refuses a fluid_path that is not absolute, not clean or
+// not below root.
+func checkFluidPath(root, p string) error {
+	rel, err := filepath.Rel(root, p)
+	if !filepath.IsAbs(p) || filepath.Clean(p) != p || err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("fluid_path %q is not a directory below the FUSE root %s", p, root)
+	}
+	return nil
 }
 
 func (c *Config) defaults() {
@@ -54,6 +74,9 @@ func (c *Config) defaults() {
 	}
 	if c.MountInfoPath == "" {
 		c.MountInfoPath = "/proc/self/mountinfo"
+	}
+	if c.FuseRoot == "" {
+		c.FuseRoot = DefaultFuseRoot
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 200 * time.Millisecond
@@ -73,6 +96,9 @@ func (c *Config) validate() error {
 	}
 	if c.StateDir == "" {
 		errs = append(errs, errors.New("a state directory is required"))
+	}
+	if !filepath.IsAbs(c.FuseRoot) || filepath.Clean(c.FuseRoot) != c.FuseRoot {
+		errs = append(errs, fmt.Errorf("the FUSE root %q must be a clean absolute path", c.FuseRoot))
 	}
 	if len(c.Name) > 63 {
 		errs = append(errs, fmt.Errorf("driver name %q is longer than 63 characters", c.Name))

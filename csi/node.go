@@ -55,6 +55,9 @@ func (d *Driver) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRe
 	if fluidPath == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "NodeStageVolume: volume %s has no %s attribute", id, datav1alpha1.VolumeAttrFluidPath)
 	}
+	if err := checkFluidPath(d.cfg.FuseRoot, fluidPath); err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "NodeStageVolume: volume %s: %v", id, err)
+	}
 	if !d.volumes.tryLock(id) {
 		return nil, status.Errorf(codes.Aborted, "an operation on volume %s is in progress", id)
 	}
@@ -172,6 +175,9 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	fluidPath := vc[datav1alpha1.VolumeAttrFluidPath]
 	if fluidPath == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "NodePublishVolume: volume %s has no %s attribute", id, datav1alpha1.VolumeAttrFluidPath)
+	}
+	if err := checkFluidPath(d.cfg.FuseRoot, fluidPath); err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "NodePublishVolume: volume %s: %v", id, err)
 	}
 	if !d.targets.tryLock(target) {
 		return nil, status.Errorf(codes.Aborted, "an operation on %s is in progress", target)

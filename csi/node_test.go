@@ -40,7 +40,7 @@ func (f *fakeLabeler) RemoveLabel(_ context.Context, _, key string) error {
 
 func newTestDriver(t *testing.T, m *mount.FakeMounter, l NodeLabeler) *Driver {
 	t.Helper()
-	d, err := New(Config{NodeID: "n1", Endpoint: "unix:///tmp/x.sock", Mounter: m, Labeler: l, StateDir: t.TempDir(),
+	d, err := New(Config{NodeID: "n1", Endpoint: "unix:///tmp/x.sock", Mounter: m, Labeler: l, StateDir: t.TempDir(), FuseRoot: os.TempDir(),
 		PublishTimeout: 100 * time.Millisecond, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +80,13 @@ func TestNodePublishErrors(t *testing.T) {
 		{"no capability", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t"}, codes.InvalidArgument, "capability"},
 		{"block volume", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t", VolumeCapability: blockCap, VolumeContext: vc}, codes.InvalidArgument, "block volumes"},
 		{"no fluid_path", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t", VolumeCapability: mountCap}, codes.InvalidArgument, "fluid_path"},
+		// audit L10: a PV cannot point the plugin at another host directory.
+		{"fluid_path outside the FUSE root", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t", VolumeCapability: mountCap,
+			VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: "/etc"}}, codes.InvalidArgument, "not a directory below the FUSE root"},
+		{"fluid_path climbing out", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t", VolumeCapability: mountCap,
+			VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: filepath.Join(os.TempDir(), "x") + "/../../etc"}}, codes.InvalidArgument, "not a directory below the FUSE root"},
+		{"fluid_path the FUSE root itself", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: "/t", VolumeCapability: mountCap,
+			VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: os.TempDir()}}, codes.InvalidArgument, "not a directory below the FUSE root"},
 		{"FUSE not mounted", nil, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: filepath.Join(t.TempDir(), "t"), VolumeCapability: mountCap, VolumeContext: vc}, codes.DeadlineExceeded, "is not ready"},
 		{"sub-path missing", live, nil, &csi.NodePublishVolumeRequest{VolumeId: "v", TargetPath: filepath.Join(t.TempDir(), "t"), VolumeCapability: mountCap,
 			VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: fuseDir, datav1alpha1.VolumeAttrSubPath: "nope"}}, codes.FailedPrecondition, "sub-path"},
@@ -108,7 +115,7 @@ func TestLocksAbortConcurrentCalls(t *testing.T) {
 	}
 	d.volumes.tryLock("v")
 	_, err = d.NodeStageVolume(context.Background(), &csi.NodeStageVolumeRequest{VolumeId: "v", StagingTargetPath: "/s", VolumeCapability: mountCap,
-		VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: "/f"}})
+		VolumeContext: map[string]string{datav1alpha1.VolumeAttrFluidPath: filepath.Join(os.TempDir(), "f")}})
 	if status.Code(err) != codes.Aborted {
 		t.Fatalf("want Aborted, got %v", err)
 	}

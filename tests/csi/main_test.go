@@ -53,7 +53,7 @@ func startDriver(t *testing.T) (endpoint string, d *csi.Driver) {
 	d, err = csi.New(csi.Config{
 		NodeID: nodeName, Endpoint: "unix://" + socket, Mounter: csi.NewSyscallMounter(),
 		Labeler: &csi.KubeLabeler{Client: cs}, Fuse: &csi.KubeLabeler{Client: cs}, Events: &csi.KubeEvents{Client: cs, Node: nodeName}, StateDir: filepath.Join(dir, "state"),
-		PublishTimeout: 5 * time.Second, PollInterval: 50 * time.Millisecond,
+		PublishTimeout: 5 * time.Second, PollInterval: 50 * time.Millisecond, FuseRoot: os.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)

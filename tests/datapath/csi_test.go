@@ -31,6 +31,7 @@ func startCSI(tb testing.TB) csipb.NodeClient {
 		NodeID: nodeName, Endpoint: "unix://" + socket, Mounter: csi.NewSyscallMounter(),
 		Labeler: &csi.KubeLabeler{Client: cs}, Fuse: &csi.KubeLabeler{Client: cs}, Events: &csi.KubeEvents{Client: cs, Node: nodeName},
 		StateDir: filepath.Join(dir, "state"), PublishTimeout: 10 * time.Second, PollInterval: 50 * time.Millisecond,
+		FuseRoot: os.TempDir(), // the test's stand-in for /runtime-mnt is a temporary directory
 	})
 	if err != nil {
 		tb.Fatal(err)
