@@ -201,7 +201,9 @@ func removeCRDs(ctx context.Context, t *testing.T, c client.Client, group string
 			}
 		}
 	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	// Three minutes: on a loaded machine the API server's CRD cleanup took
+	// over one (a clean-clone CI run, 2026-12-01).
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		if err := c.List(ctx, list); err != nil {
 			return false, err
 		}

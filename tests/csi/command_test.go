@@ -40,7 +40,7 @@ func TestCommand(t *testing.T) {
 	cmd := sluicecsi.NewCommand(func() (*rest.Config, error) { return env.Config, nil })
 	cmd.SetArgs([]string{
 		"--endpoint", "unix://" + socket, "--nodeid", node,
-		"--state-dir", filepath.Join(dir, "state"), "--registration-dir", regDir,
+		"--state-dir", filepath.Join(dir, "state"), "--registration-dir", regDir, "--fuse-root", dir,
 		"--kubelet-endpoint", "/var/lib/kubelet/plugins/fuse.csi.fluid.io/csi.sock",
 		"--driver-version", "v9.9.9-test", "--recovery-interval", "1s",
 	})
