@@ -139,13 +139,7 @@ func onlyFinalizersChanged(old, obj client.Object) bool {
 	if slices.Equal(old.GetFinalizers(), obj.GetFinalizers()) {
 		return false
 	}
-	a, b := old.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
-	for _, o := range []client.Object{a, b} {
-		o.SetFinalizers(nil)
-		o.SetResourceVersion("")
-		o.SetManagedFields(nil)
-	}
-	return equality.Semantic.DeepEqual(a, b)
+	return equalApartFrom(old, obj, func(o client.Object) { o.SetFinalizers(nil) })
 }
 
 // deletingMetadataOnly says whether an UPDATE of an object being deleted
@@ -156,14 +150,23 @@ func deletingMetadataOnly(old, obj client.Object) bool {
 	if old.GetDeletionTimestamp().IsZero() {
 		return false
 	}
-	a, b := old.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
-	for _, o := range []client.Object{a, b} {
+	return equalApartFrom(old, obj, func(o client.Object) {
 		o.SetLabels(nil)
 		o.SetAnnotations(nil)
 		o.SetFinalizers(nil)
+		o.SetGeneration(0)
+	})
+}
+
+// equalApartFrom says whether old and obj are equal once reset has
+// cleared, on copies of both, what the UPDATE may change, besides what
+// every write changes (resourceVersion, managedFields).
+func equalApartFrom(old, obj client.Object, reset func(client.Object)) bool {
+	a, b := old.DeepCopyObject().(client.Object), obj.DeepCopyObject().(client.Object)
+	for _, o := range []client.Object{a, b} {
+		reset(o)
 		o.SetResourceVersion("")
 		o.SetManagedFields(nil)
-		o.SetGeneration(0)
 	}
 	return equality.Semantic.DeepEqual(a, b)
 }
