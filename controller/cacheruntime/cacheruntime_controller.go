@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -170,8 +169,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 			s.obs.inUse, s.report = users, true
 			return ctrl.Result{RequeueAfter: waitInUse}, nil
 		}
-		r.event(s.rt, corev1.EventTypeWarning, "ForceDelete", "Delete", "deleting although Pods use the Dataset (%s): %s",
-			datav1alpha1.AnnotationForceDelete, strings.Join(users, ", "))
+		r.event(s.rt, corev1.EventTypeWarning, "ForceDelete", "Delete", "%s", volume.ForcedNote(users))
 	}
 	return ctrl.Result{}, r.delete(ctx, s.rt)
 }

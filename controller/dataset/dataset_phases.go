@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,8 +54,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ds *datav1alpha1.Datas
 		return ctrl.Result{}, err
 	}
 	if len(users) > 0 && datav1alpha1.ForceDeletion(ds) {
-		r.event(ds, corev1.EventTypeWarning, "ForceDelete", "Delete", "deleting although Pods use the Dataset (%s): %s",
-			datav1alpha1.AnnotationForceDelete, strings.Join(users, ", "))
+		r.event(ds, corev1.EventTypeWarning, "ForceDelete", "Delete", "%s", volume.ForcedNote(users))
 		users = nil
 	}
 	d := deletion{users: users, refs: ds.Status.DatasetRef}

@@ -43,6 +43,13 @@ func UsersOf(ctx context.Context, r client.Reader, namespace, name string) ([]st
 	return summarise(users), nil
 }
 
+// ForcedNote is the Warning event's note when a deletion goes on, forced
+// (datav1alpha1.AnnotationForceDelete), although users still use the
+// Dataset.
+func ForcedNote(users []string) string {
+	return fmt.Sprintf("deleting although Pods use the Dataset (%s): %s", datav1alpha1.AnnotationForceDelete, strings.Join(users, ", "))
+}
+
 // Lost says whether a Pod is gone in all but its object: it was deleted,
 // its grace period is over, and its node is not Ready (or no longer
 // exists), so no kubelet will confirm its end and nothing runs it. The node
