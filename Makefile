@@ -200,9 +200,15 @@ bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency aga
 	# Each cold read writes a new 4 MiB object: a small fixed count.
 	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath
 
+# Every fuzz target of the tree, as PACKAGE:TARGET (TestMakeFuzzRunsEveryTarget
+# keeps the list complete). `go test` runs each target's seeds in make test;
+# make fuzz fuzzes each for FUZZTIME.
+FUZZ_TARGETS := ./webhook/mutating:FuzzAdmissionReview ./webhook/validating:FuzzValidatingAdmission \
+	./webhook/decision:FuzzDecode ./api/scheme:FuzzDecodeObjects ./engines:FuzzParseMetrics
+
 .PHONY: fuzz
-fuzz: ## Fuzz the admission path for FUZZTIME (default 60s).
-	$(GO) test ./webhook/mutating -run '^$$' -fuzz FuzzAdmissionReview -fuzztime $(FUZZTIME)
+fuzz: ## Fuzz the mutating and validating admission paths, the decision and YAML decoders and the engines' metrics parsers, each for FUZZTIME (default 60s).
+	for t in $(FUZZ_TARGETS); do $(GO) test "$${t%%:*}" -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) || exit 1; done
 
 .PHONY: clean
 clean: ## Remove build output (bin/ keeps nothing that cannot be rebuilt).

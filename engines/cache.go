@@ -17,6 +17,23 @@ type CacheCounters struct {
 	MissBytes   float64
 }
 
+// Checked returns c, or an error naming the first figure that is not a
+// finite number at least 0 (what names the page, e.g. "JuiceFS metrics"):
+// such a figure (a NaN or infinite sample, a negative counter, a sum that
+// overflowed) is no cache figure, and reported it would show a negative
+// hit ratio or an arbitrary size.
+func Checked(c CacheCounters, what string) (CacheCounters, error) {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"cached bytes", c.CachedBytes}, {"hits", c.Hits}, {"misses", c.Misses}, {"hit bytes", c.HitBytes}, {"miss bytes", c.MissBytes}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return CacheCounters{}, fmt.Errorf("%s: %s is %v, not a finite number at least 0", what, f.name, f.v)
+		}
+	}
+	return c, nil
+}
+
 // Add sums two processes' counters.
 func (c CacheCounters) Add(o CacheCounters) CacheCounters {
 	return CacheCounters{

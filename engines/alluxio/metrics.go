@@ -49,5 +49,5 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	c.CachedBytes = v(metricCapacityUsed)
 	c.MissBytes = v(metricBytesReadUfsAll)
 	c.HitBytes = v(metricBytesReadLocal) + v(metricBytesReadDomain) + max(v(metricBytesReadRemote)-c.MissBytes, 0)
-	return c, nil
+	return engines.Checked(c, "Alluxio master metrics")
 }

@@ -68,5 +68,5 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	c.MissBytes = v(readBytes(sourceBackend))
 	c.Hits = v(readOps(sourceLocal)) + v(readOps(sourceRemote))
 	c.Misses = v(readOps(sourceBackend))
-	return c, nil
+	return engines.Checked(c, "JindoCache master metrics")
 }

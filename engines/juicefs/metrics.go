@@ -55,7 +55,7 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 			*dst += engines.SampleValue(m)
 		}
 	}
-	return c, nil
+	return engines.Checked(c, "JuiceFS metrics")
 }
 
 // ParseStats reads the .stats file at the root of a JuiceFS mount (what
@@ -81,5 +81,5 @@ func ParseStats(r io.Reader) (engines.CacheCounters, error) {
 	if err := sc.Err(); err != nil {
 		return c, fmt.Errorf("reading JuiceFS .stats: %w", err)
 	}
-	return c, nil
+	return engines.Checked(c, "JuiceFS .stats")
 }
