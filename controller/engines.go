@@ -19,7 +19,7 @@ import (
 
 // setupRuntimes registers one runtime reconciler per engine, named after
 // the runtime kind it serves (e.g. juicefsruntime).
-func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine) error {
+func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine, failures cacheruntime.FailureCounter) error {
 	c := mgr.GetClient()
 	for _, eng := range registry {
 		gvk, err := apiutil.GVKForObject(eng.NewObject(), mgr.GetScheme())
@@ -30,6 +30,7 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 		r := &cacheruntime.Reconciler{
 			Client: c, Live: mgr.GetAPIReader(), Engine: eng, Helm: helmClients.forNamespace,
 			CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
+			Failures: failures,
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile

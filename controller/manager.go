@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/dataops"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/metrics"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/jindo"
@@ -103,7 +104,8 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if registry == nil {
 		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{}}
 	}
-	if err := setupRuntimes(mgr, o, helmClients, registry); err != nil {
+	failures := &metrics.Failures{}
+	if err := setupRuntimes(mgr, o, helmClients, registry, failures); err != nil {
 		return nil, err
 	}
 	if err := setupDatasets(mgr, registry); err != nil {
@@ -113,6 +115,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		return nil, err
 	}
 	if err := setupSidecarExit(mgr); err != nil {
+		return nil, err
+	}
+	if err := setupMetrics(mgr, registry, failures); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -51,6 +51,9 @@ type Reconciler struct {
 	// Events records the runtime's Ready transitions and Helm actions; nil
 	// records nothing.
 	Events events.EventRecorder
+	// Failures counts failed reconciles (Fluid's setup and health-check
+	// error metrics); nil counts nothing.
+	Failures FailureCounter
 	// now is the clock; nil is time.Now.
 	now func() time.Time
 
@@ -109,6 +112,8 @@ type scope struct {
 	// report: the status is written at the end (not after an error, nor
 	// while the release just changed is starting).
 	report bool
+	// setUp: the Dataset was bound to the runtime when the reconcile began.
+	setUp bool
 }
 
 // Reconcile implements reconcile.Reconciler: get the runtime, ensure the
@@ -131,6 +136,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if s.report && retErr == nil {
 			retErr = r.writeStatus(ctx, s)
 		}
+		r.countFailure(s, retErr)
 	}()
 	if !rt.GetDeletionTimestamp().IsZero() {
 		return r.reconcileDelete(ctx, s)

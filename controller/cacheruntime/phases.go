@@ -40,6 +40,7 @@ func (r *Reconciler) findDataset(ctx context.Context, s *scope) (ctrl.Result, bo
 	s.ds = ds
 	s.obs.datasetFound = &datasetFound{exists: true, boundElsewhere: boundElsewhere(ds, s.rt, r.Engine.Type())}
 	s.report = true
+	s.setUp = len(ds.Status.Runtimes) > 0 && s.obs.datasetFound.boundElsewhere == ""
 	return ctrl.Result{}, s.obs.datasetFound.boundElsewhere == "", nil
 }
 

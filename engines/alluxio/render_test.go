@@ -3,6 +3,7 @@ package alluxio_test
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -341,5 +342,33 @@ func TestDisablePrometheusDropsTheMetricsPort(t *testing.T) {
 	}
 	if _, ok := o.config.Data["metrics.properties"]; ok || enginetest.MountAt(m, "/opt/alluxio/conf/metrics.properties") != nil {
 		t.Errorf("metrics.properties still configured")
+	}
+}
+
+// TestMasterServiceIsLabelledForScraping: the master Service carries the
+// labels Fluid's Alluxio scrape job selects and relabels by (monitor,
+// release) and the prometheus.io annotations naming the web port and the
+// servlet's path; with Prometheus off it carries neither.
+func TestMasterServiceIsLabelledForScraping(t *testing.T) {
+	ds, rt := sample()
+	svc := decode(t, render(t, ds, rt)).service
+	if svc.Labels["monitor"] != "alluxio_runtime_metrics" || svc.Labels["release"] != rt.Name {
+		t.Errorf("labels %v: want monitor=alluxio_runtime_metrics and release=%s", svc.Labels, rt.Name)
+	}
+	web := false
+	for _, p := range svc.Spec.Ports {
+		web = web || p.Name == "web" && strconv.Itoa(int(p.Port)) == svc.Annotations["prometheus.io/port"]
+	}
+	if !web || svc.Annotations["prometheus.io/scrape"] != "true" || svc.Annotations["prometheus.io/path"] != "/metrics/prometheus/" {
+		t.Errorf("annotations %v with ports %v: want the web port and /metrics/prometheus/ scraped", svc.Annotations, svc.Spec.Ports)
+	}
+
+	rt.Spec.DisablePrometheus = true
+	svc = decode(t, render(t, ds, rt)).service
+	if _, ok := svc.Labels["monitor"]; ok || len(svc.Annotations) != 0 {
+		t.Errorf("with Prometheus off: labels %v, annotations %v", svc.Labels, svc.Annotations)
+	}
+	if svc.Labels["release"] != rt.Name {
+		t.Errorf("release label %q", svc.Labels["release"])
 	}
 }

@@ -22,6 +22,11 @@ type Process struct {
 	err  error
 }
 
+// Programs returns Components that run only the programs started with Run,
+// logging into dir (which must exist): no scheduler, controller-manager or
+// kwok, for a measurement against a bare control plane.
+func Programs(dir string) *Components { return &Components{dir: dir} }
+
 // Run starts the program at path with args, logging to a file in the
 // components' directory; it is killed if this process dies, and stopped by
 // Stop.
@@ -91,6 +96,32 @@ func (p *Process) PeakRSS() int64 {
 		}
 	}
 	return -1
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on
+// every architecture Linux runs Go on).
+const userHZ = 100
+
+// CPUTime is the user and system CPU time the process has used so far,
+// or -1 when it cannot be read.
+func (p *Process) CPUTime() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return -1
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: state is the first, utime the 12th, stime the 13th.
+	i := strings.LastIndexByte(string(data), ')')
+	fields := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(fields) < 13 {
+		return -1
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return time.Duration(utime+stime) * time.Second / userHZ
 }
 
 // stop asks the process to end and kills it after 10 s.

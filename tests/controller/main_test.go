@@ -17,14 +17,22 @@ import (
 
 var env *testenv.Env
 
+// controllerMetrics is the URL of the controller's metrics endpoint.
+var controllerMetrics string
+
 // grace is the claim grace period the controller runs with in these tests.
 const grace = 2 * time.Second
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
+		metricsAddr, err := testenv.PickFreeAddr()
+		if err != nil {
+			return err
+		}
+		controllerMetrics = "http://" + metricsAddr + "/metrics"
 		o := controller.NewOptions()
-		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = "0", "0", false, grace, time.Second
+		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
 		mgr, err := controller.New(cfg, o)

@@ -21,6 +21,15 @@ import (
 // it); only another FreeAddr picking the same port at once could.
 func FreeAddr(tb testing.TB) string {
 	tb.Helper()
+	addr, err := PickFreeAddr()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return addr
+}
+
+// PickFreeAddr is FreeAddr for code that has no testing.TB (a TestMain).
+func PickFreeAddr() (string, error) {
 	if low := ephemeralLow(); low > lowestPort+1000 {
 		for range 100 {
 			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(lowestPort+rand.IntN(low-lowestPort))))
@@ -28,15 +37,15 @@ func FreeAddr(tb testing.TB) string {
 				continue // in use
 			}
 			defer l.Close()
-			return l.Addr().String()
+			return l.Addr().String(), nil
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	defer l.Close()
-	return l.Addr().String()
+	return l.Addr().String(), nil
 }
 
 // lowestPort is the lowest port FreeAddr picks: above the ports of
