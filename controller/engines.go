@@ -13,6 +13,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
+	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/thin"
 )
@@ -34,8 +35,13 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile
-			// appears or changes.
+			// appears or changes; one without a profile serves a reference
+			// dataset (controller/reference).
 			r.Watches = []cacheruntime.Watch{{Object: &datav1alpha1.ThinRuntimeProfile{}, Map: thinRuntimesOf(c)}}
+			r.Serves = func(rt datav1alpha1.RuntimeObject) bool {
+				t, ok := rt.(*datav1alpha1.ThinRuntime)
+				return !ok || !reference.Serves(t)
+			}
 		}
 		if err := r.SetupWithManager(mgr, name); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)

@@ -111,6 +111,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupDatasets(mgr, registry); err != nil {
 		return nil, err
 	}
+	if err := setupReferences(mgr, o, registry); err != nil {
+		return nil, err
+	}
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}

@@ -156,7 +156,8 @@ func (d *Driver) shouldClean(ctx context.Context, st stagedVolume) (bool, error)
 }
 
 // NodePublishVolume implements csi.NodeServer: it waits until fluid_path is
-// a live FUSE mount, checks the sub-path, and bind-mounts
+// a live FUSE mount, checks the sub-path (it must exist, and lead nowhere
+// outside the FUSE mount: publishSource), and bind-mounts
 // fluid_path[/fluid_sub_path] at the target, read-only when asked.
 func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
 	id, target := req.GetVolumeId(), req.GetTargetPath()
@@ -196,8 +197,12 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if sub := vc[datav1alpha1.VolumeAttrSubPath]; sub != "" {
 		source = filepath.Join(fluidPath, filepath.Clean("/"+sub))
 	}
-	if _, err := os.Stat(source); err != nil {
+	real, err := publishSource(fluidPath, source)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, status.Errorf(codes.FailedPrecondition, "the dataset's sub-path %s is not there: %v", source, err)
+	case err != nil:
+		return nil, status.Errorf(codes.FailedPrecondition, "NodePublishVolume: volume %s: %v", id, err)
 	}
 	if err := os.MkdirAll(target, 0o750); err != nil {
 		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
@@ -207,7 +212,7 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if readOnly {
 		opts = append(opts, "ro")
 	}
-	if err := d.cfg.Mounter.Mount(source, target, "", opts); err != nil {
+	if err := d.cfg.Mounter.Mount(real, target, "", opts); err != nil {
 		return nil, status.Errorf(codes.Internal, "bind-mounting %s at %s: %v", source, target, err)
 	}
 	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,

@@ -90,7 +90,12 @@ func (d *Driver) rebind(p published) error {
 	if p.ReadOnly {
 		opts = append(opts, "ro")
 	}
-	return d.cfg.Mounter.Mount(p.Source, p.Target, "", opts)
+	// The FUSE program that restarted may serve other symbolic links.
+	src, err := publishSource(p.FluidPath, p.Source)
+	if err != nil {
+		return err
+	}
+	return d.cfg.Mounter.Mount(src, p.Target, "", opts)
 }
 
 func (d *Driver) event(p published, eventType, reason, msg string) {

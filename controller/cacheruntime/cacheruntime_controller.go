@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
@@ -48,6 +49,10 @@ type Reconciler struct {
 	Watches []Watch
 	// Concurrency is how many runtimes reconcile at once (default 1).
 	Concurrency int
+	// Serves, when set, says which runtimes of the kind this reconciler
+	// serves; the others it leaves alone (a reference dataset's
+	// ThinRuntime is controller/reference's).
+	Serves func(datav1alpha1.RuntimeObject) bool
 	// Events records the runtime's Ready transitions and Helm actions; nil
 	// records nothing.
 	Events events.EventRecorder
@@ -127,6 +132,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			r.writes.Forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.Serves != nil && !r.Serves(rt) {
+		return ctrl.Result{}, nil
 	}
 	if latest, behind := r.writes.Behind(req.NamespacedName, rt.GetResourceVersion()); behind {
 		rt = latest.DeepCopyObject().(datav1alpha1.RuntimeObject)
@@ -219,8 +227,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	if r.Client == nil || r.Engine == nil || r.Helm == nil {
 		return errors.New("runtime reconciler: Client, Engine and Helm are required")
 	}
+	served := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		rt, ok := o.(datav1alpha1.RuntimeObject)
+		return ok && (r.Serves == nil || r.Serves(rt))
+	})
 	b := ctrl.NewControllerManagedBy(mgr).Named(name).
-		For(r.Engine.NewObject(), builder.WithPredicates(runtimeChanged)).
+		For(r.Engine.NewObject(), builder.WithPredicates(served, runtimeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).

@@ -73,6 +73,12 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 // (engines.Error) stops the reconcile with its reason
 // (EngineInstalled=False).
 func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	if _, isRef, _ := datav1alpha1.ReferenceOf(s.ds); isRef {
+		s.obs.engine = &engineVerdict{reason: engines.ReasonInvalidSpec, message: fmt.Sprintf(
+			"Dataset %s is a reference dataset (it has a %s mount): only a ThinRuntime without spec.profileName serves it, from the referenced Dataset's cache",
+			s.obs.dataset, datav1alpha1.ReferenceScheme)}
+		return ctrl.Result{}, false, nil
+	}
 	eng, err := r.Engine, error(nil)
 	if res, ok := eng.(engines.Resolver); ok {
 		eng, err = res.Resolve(ctx, r.Client, s.rt)

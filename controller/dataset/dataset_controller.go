@@ -40,8 +40,8 @@ const (
 )
 
 // Reconcile implements reconcile.Reconciler: get the Dataset; if it is
-// being deleted, run the deletion; else ensure the finalizer and fill an
-// empty phase with NotBound.
+// being deleted, run the deletion; else ensure the finalizer, fill an
+// empty phase with NotBound and, for a reference dataset, its ThinRuntime.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ds := &datav1alpha1.Dataset{}
 	if err := r.Client.Get(ctx, req.NamespacedName, ds); err != nil {
@@ -53,7 +53,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.ensureFinalizer(ctx, ds); err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.ensurePhase(ctx, ds)
+	if err := r.ensurePhase(ctx, ds); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.ensureReferenceRuntime(ctx, ds)
 }
 
 func (r *Reconciler) reader() client.Reader {
@@ -71,7 +74,8 @@ func (r *Reconciler) event(ds *datav1alpha1.Dataset, typ, reason, action, note s
 
 // SetupWithManager registers the reconciler, woken by the Datasets that
 // need it (watches.go), by the Pods that end while a deleted Dataset waits
-// for them, and by the removal of runtimes.
+// for them, and by the removal of runtimes (a reference dataset's
+// ThinRuntime is created again).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil || len(r.RuntimeKinds) == 0 {
 		return errors.New("dataset reconciler: Client and RuntimeKinds are required")

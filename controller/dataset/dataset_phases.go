@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +58,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ds *datav1alpha1.Datas
 		r.event(ds, corev1.EventTypeWarning, "ForceDelete", "Delete", "%s", volume.ForcedNote(users))
 		users = nil
 	}
-	d := deletion{users: users, refs: ds.Status.DatasetRef}
+	refs, err := r.liveReferences(ctx, ds)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(refs) > 0 && datav1alpha1.ForceDeletion(ds) {
+		r.event(ds, corev1.EventTypeWarning, "ForceDelete", "Delete",
+			"deleting although reference datasets mount the Dataset (%s): %s; they become NotBound", datav1alpha1.AnnotationForceDelete, strings.Join(refs, ", "))
+		refs = nil
+	}
+	d := deletion{users: users, refs: refs}
 	if !d.blocked() {
 		if d.runtimes, err = r.deleteRuntimes(ctx, ds); err != nil {
 			return ctrl.Result{}, err

@@ -29,6 +29,16 @@ type Spec struct {
 	// claimRef then names it completely, and the PV controller binds the
 	// pair without first rewriting the PV.
 	ClaimUID types.UID
+	// SubPath is the directory of the FUSE mount the PV publishes
+	// (fluid_sub_path); "" for the whole mount.
+	SubPath string
+	// FuseLabelKey is the node label that starts the FUSE serving the PV
+	// (mount_pod_node_selector_key); "" is the dataset's own FUSE label. A
+	// reference dataset's PV names the referenced dataset's.
+	FuseLabelKey string
+	// AccessModes are the PV's access modes; nil takes the dataset's
+	// (AccessModes).
+	AccessModes []corev1.PersistentVolumeAccessMode
 }
 
 // Name is the PV name of a dataset, "<namespace>-<name>", also its CSI volume handle.
@@ -57,7 +67,9 @@ func capacity(ds *datav1alpha1.Dataset) (resource.Quantity, error) {
 	return q, nil
 }
 
-func accessModes(ds *datav1alpha1.Dataset) []corev1.PersistentVolumeAccessMode {
+// AccessModes are the access modes of a dataset's PV and PVC: the
+// Dataset's spec.accessModes, ReadOnlyMany by default.
+func AccessModes(ds *datav1alpha1.Dataset) []corev1.PersistentVolumeAccessMode {
 	if len(ds.Spec.AccessModes) > 0 {
 		return ds.Spec.AccessModes
 	}
@@ -70,12 +82,18 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := datav1alpha1.KeyOf(ds)
+	fuseKey, modes := s.FuseLabelKey, s.AccessModes
+	if fuseKey == "" {
+		fuseKey = datav1alpha1.KeyOf(ds).FuseLabelKey()
+	}
+	if modes == nil {
+		modes = AccessModes(ds)
+	}
 	name := Name(ds)
 	return &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeSpec{
-			AccessModes:                   accessModes(ds),
+			AccessModes:                   modes,
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
 			StorageClassName:              "fluid",
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
@@ -85,10 +103,10 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 				VolumeAttributes: map[string]string{
 					datav1alpha1.VolumeAttrFluidPath:        s.FluidPath,
 					datav1alpha1.VolumeAttrMountType:        s.MountType,
-					datav1alpha1.VolumeAttrSubPath:          "",
+					datav1alpha1.VolumeAttrSubPath:          s.SubPath,
 					datav1alpha1.VolumeAttrRuntimeNamespace: s.RuntimeNamespace,
 					datav1alpha1.VolumeAttrRuntimeName:      s.RuntimeName,
-					datav1alpha1.VolumeAttrNodeSelectorKey:  key.FuseLabelKey(),
+					datav1alpha1.VolumeAttrNodeSelectorKey:  fuseKey,
 					datav1alpha1.VolumeAttrFuseCleanPolicy:  s.CleanPolicy,
 				},
 			}},
@@ -106,7 +124,7 @@ func PVC(ds *datav1alpha1.Dataset) (*corev1.PersistentVolumeClaim, error) {
 	return &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      accessModes(ds),
+			AccessModes:      AccessModes(ds),
 			StorageClassName: &sc,
 			VolumeName:       Name(ds),
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},

@@ -9,6 +9,11 @@ import "github.com/sluice-data/sluice/engines"
 var (
 	Fields        engines.Fields
 	ProfileFields engines.Fields
+	// ReferenceFields is the table of a ThinRuntime without
+	// spec.profileName, which serves a reference dataset from the
+	// referenced Dataset's cache and FUSE (controller/reference): none of
+	// its fields acts, so each is warned (Fluid ignores them).
+	ReferenceFields engines.Fields
 )
 
 func init() {
@@ -40,6 +45,11 @@ func init() {
 		engines.HonouredField("spec.volumes", "volumes of the pods, which the runtime's extend"),
 	}
 	ProfileFields = append(ProfileFields, componentFields("profile's, under the runtime's")...)
+	for _, f := range Fields {
+		f.Support, f.Check, f.ActsOutsideChart = engines.Warned, nil, ""
+		f.Note = "has no effect on the ThinRuntime of a reference dataset (no spec.profileName), which serves the referenced Dataset's cache and FUSE"
+		ReferenceFields = append(ReferenceFields, f)
+	}
 }
 
 // componentFields are the rows of spec.fuse and spec.worker, which a

@@ -1,8 +1,11 @@
 # Dataset admission checks.
 #
-# Denies Pods that use a dataset that is not Bound (unless annotated
+# Denies Pods that use a dataset that is not Bound, or a reference dataset
+# whose referenced Dataset is not (unless annotated
 # sidecar.fluid.io/skip-precheck=true), or a dataset in another namespace
-# that data.sluice.config.mutating.crossNamespace does not allow.
+# that data.sluice.config.mutating.crossNamespace does not allow (a
+# reference dataset is its own namespace's: who may reference whom is
+# decided when it is created, policies/validating/references.rego).
 package sluice.mutating
 
 import rego.v1
@@ -15,6 +18,17 @@ deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	not skip_precheck
 	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
 	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])
+}
+
+# A reference dataset (dataset://) is served by the Dataset it references,
+# which must be Bound too.
+deny contains {"rule": "dataset-not-bound", "message": msg} if {
+	some v in input.datasetVolumes
+	r := v.dataset.reference
+	r.phase != "Bound"
+	not skip_precheck
+	phase := object.get({"": "None"}, r.phase, r.phase)
+	msg := sprintf("volume %q uses reference dataset %s, whose Dataset %s/%s is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), r.namespace, r.name, phase])
 }
 
 deny contains {"rule": "dataset-cross-namespace", "message": msg} if {

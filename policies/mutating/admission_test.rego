@@ -44,3 +44,28 @@ test_cross_namespace_allow_rule_must_match_pod_namespace if {
 		with data.sluice.config.mutating.crossNamespace.allow as [{"podNamespace": "team-b", "datasetNamespace": "*", "dataset": "*"}]
 	count(d.deny) == 1
 }
+
+reference(phase) := object.union(bound("imagenet-ref"), {"reference": {
+	"namespace": "team-b", "name": "imagenet", "subPath": "train", "phase": phase, "fuseSecrets": [],
+}})
+
+test_reference_dataset_needs_its_referenced_dataset_bound if {
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(reference("NotBound")))
+	some x in d.deny
+	x.rule == "dataset-not-bound"
+	x.message == `volume "data" uses reference dataset team-a/imagenet-ref, whose Dataset team-b/imagenet is not Bound (phase NotBound)`
+	missing := mutating.decision with input as input_for(serverful_pod, one_volume(reference("")))
+	some y in missing.deny
+	contains(y.message, "(phase None)")
+	ok := mutating.decision with input as input_for(serverful_pod, one_volume(reference("Bound")))
+	count(ok.deny) == 0
+	skipped := mutating.decision with input as input_for(pod({"fuse.serverful.fluid.io/inject": "true"}, {"sidecar.fluid.io/skip-precheck": "true"}), one_volume(reference("NotBound")))
+	count(skipped.deny) == 0
+}
+
+test_a_reference_dataset_is_not_cross_namespace if {
+	# Its Dataset is the Pod's namespace's; who may reference whom was decided
+	# when the reference dataset was created.
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(reference("Bound")))
+	not "dataset-cross-namespace" in {x.rule | some x in d.deny}
+}

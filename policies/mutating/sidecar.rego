@@ -151,6 +151,17 @@ warnings contains msg if {
 	msg := sprintf("cachedir.sidecar.fluid.io/inject: the FUSE template of dataset %s has no cache-dir volume; the sidecar is the same with or without it", [dataset_ref(v.dataset)])
 }
 
+warnings contains msg if {
+	serverless
+	some v in input.datasetVolumes
+	secrets := v.dataset.reference.fuseSecrets
+	count(secrets) > 0
+	msg := sprintf("volume %q uses reference dataset %s: its FUSE sidecar (of Dataset %s/%s) reads Secret(s) %s, which Sluice does not copy from namespace %q; they must exist in namespace %q", [
+		v.volume, dataset_ref(v.dataset), v.dataset.reference.namespace, v.dataset.reference.name,
+		concat(", ", secrets), v.dataset.reference.namespace, input.request.namespace,
+	])
+}
+
 has_cache_dir_volume(v) if {
 	some name in v.dataset.runtime.fuseVolumes
 	cache_dir_volume(name)

@@ -145,3 +145,15 @@ test_native_sidecars_end_by_themselves if {
 	only(d.sidecars).mode == "native"
 	only(d.sidecars).exitWithApps == false
 }
+
+test_reference_sidecar_warns_about_secrets_it_does_not_copy if {
+	ref := object.union(bound("imagenet-ref"), {"reference": {
+		"namespace": "team-b", "name": "imagenet", "subPath": "", "phase": "Bound", "fuseSecrets": ["jfs-secret"],
+	}})
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(ref))
+	count(d.deny) == 0
+	some w in d.warnings
+	w == `volume "data" uses reference dataset team-a/imagenet-ref: its FUSE sidecar (of Dataset team-b/imagenet) reads Secret(s) jfs-secret, which Sluice does not copy from namespace "team-b"; they must exist in namespace "team-a"`
+	csi := mutating.decision with input as input_for(serverful_pod, one_volume(ref))
+	count(csi.warnings) == 0
+}

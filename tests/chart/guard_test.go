@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -95,6 +97,8 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	allowed("the controller creates a ConfigMap of an engine chart", controller.Create(ctx, cm("team-a", "engine", managed)))
 	refused("the controller creates an unlabelled ConfigMap", onlyManaged, controller.Create(ctx, cm("team-a", "other", nil)))
 	refused("the controller creates another Helm chart's ConfigMap", onlyManaged, controller.Create(ctx, cm("team-a", "app", map[string]string{"app.kubernetes.io/managed-by": "Helm"})))
+	allowed("the controller creates a reference dataset's copy of a FUSE ConfigMap (controller/reference)", controller.Create(ctx, cm("team-a", "ref-phy-config",
+		reference.CopyLabels(&datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "ref"}}))))
 	allowed("the controller creates a data operation's ConfigMap", controller.Create(ctx, cm("team-a", "op", map[string]string{"app.kubernetes.io/managed-by": "Helm", "dataop.sluice.io/kind": "DataProcess"})))
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "evil", Labels: managed},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}},

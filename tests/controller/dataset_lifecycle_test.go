@@ -228,10 +228,16 @@ func TestDatasetDeletionWaitsForPodsThenCascades(t *testing.T) {
 
 // TestDatasetDeletionWaitsForReferenceDatasets: a Dataset that reference
 // datasets mount (status.datasetRef) waits, naming them, until none does.
+// The reference dataset exists (an entry naming none is forgotten:
+// TestAGoneReferenceHoldsNoDeletion).
 func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
-	ns := env.Namespace(t)
+	ns, other := env.Namespace(t), env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "shared"}
+	if err := env.Client.Create(ctx, testobj.Dataset("shared-ref", other)); err != nil {
+		t.Fatal(err)
+	}
+	refName := other + "/shared-ref"
 	ds := testobj.Dataset("shared", ns)
 	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)
@@ -239,13 +245,13 @@ func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
 	eventually(t, 10*time.Second, "the Dataset has its finalizer and phase", func() bool {
 		return env.Client.Get(ctx, key, ds) == nil && controllerutil.ContainsFinalizer(ds, dataset.Finalizer) && ds.Status.Phase != ""
 	})
-	setDatasetStatus(t, key, func(s *datav1alpha1.DatasetStatus) { s.DatasetRef = []string{"team-b/shared-ref"} })
+	setDatasetStatus(t, key, func(s *datav1alpha1.DatasetStatus) { s.DatasetRef = []string{refName} })
 	if err := env.Client.Delete(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 10*time.Second, "the deletion waits Referenced, naming the reference dataset", func() bool {
 		c := datasetDeleting(t, key)
-		return c != nil && c.Reason == dataset.ReasonReferenced && strings.Contains(c.Message, "team-b/shared-ref")
+		return c != nil && c.Reason == dataset.ReasonReferenced && strings.Contains(c.Message, refName)
 	})
 	time.Sleep(time.Second)
 	if err := env.Client.Get(ctx, key, ds); err != nil {

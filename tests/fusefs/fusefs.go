@@ -3,6 +3,7 @@ package fusefs
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -14,8 +15,17 @@ const FsName = "sluicetest"
 
 // Contents are the files of the file system.
 var Contents = map[string]string{
-	"hello.txt":      "hello from the dataset\n",
-	"train/data.txt": "training data\n",
+	"hello.txt":             "hello from the dataset\n",
+	"train/data.txt":        "training data\n",
+	"train/2024/part-0.txt": "the 2024 part\n",
+}
+
+// Symlinks are its symbolic links, path to target: one that stays inside
+// the file system (train/latest, to 2024) and one that leads out of it
+// (escape, to the node's /).
+var Symlinks = map[string]string{
+	"train/latest": "2024",
+	"escape":       "/",
 }
 
 type root struct{ fs.Inode }
@@ -23,20 +33,36 @@ type root struct{ fs.Inode }
 var _ fs.NodeOnAdder = (*root)(nil)
 
 func (r *root) OnAdd(ctx context.Context) {
-	for path, content := range Contents {
-		parent := &r.Inode
-		dir, name := splitPath(path)
-		if dir != "" {
-			child := parent.GetChild(dir)
-			if child == nil {
-				child = parent.NewPersistentInode(ctx, &fs.Inode{}, fs.StableAttr{Mode: syscall.S_IFDIR})
-				parent.AddChild(dir, child, true)
-			}
-			parent = child
-		}
+	for p, content := range Contents {
+		dir, name := splitPath(p)
+		parent := r.dir(ctx, dir)
 		f := parent.NewPersistentInode(ctx, &fs.MemRegularFile{Data: []byte(content), Attr: fuse.Attr{Mode: 0o444}}, fs.StableAttr{})
 		parent.AddChild(name, f, true)
 	}
+	for p, target := range Symlinks {
+		dir, name := splitPath(p)
+		parent := r.dir(ctx, dir)
+		l := parent.NewPersistentInode(ctx, &fs.MemSymlink{Data: []byte(target)}, fs.StableAttr{Mode: syscall.S_IFLNK})
+		parent.AddChild(name, l, true)
+	}
+}
+
+// dir returns the directory at path (relative, "" for the root), making
+// the directories it lacks.
+func (r *root) dir(ctx context.Context, path string) *fs.Inode {
+	parent := &r.Inode
+	if path == "" {
+		return parent
+	}
+	for _, seg := range strings.Split(path, "/") {
+		child := parent.GetChild(seg)
+		if child == nil {
+			child = parent.NewPersistentInode(ctx, &fs.Inode{}, fs.StableAttr{Mode: syscall.S_IFDIR})
+			parent.AddChild(seg, child, true)
+		}
+		parent = child
+	}
+	return parent
 }
 
 func splitPath(p string) (string, string) {

@@ -46,6 +46,26 @@ type DatasetFacts struct {
 	Localities map[string][]corev1.NodeSelectorRequirement `json:"localities"`
 	// Volume is where the dataset is mounted on nodes (the PV's attributes).
 	Volume VolumeFacts `json:"volume"`
+	// Reference is, for a reference dataset (dataset://), the Dataset it
+	// references, whose runtime, FUSE and node labels serve it (Runtime,
+	// Labels and Localities are that Dataset's); absent for others.
+	Reference *ReferenceFacts `json:"reference,omitempty"`
+}
+
+// ReferenceFacts is what policies know about the Dataset a reference
+// dataset references.
+type ReferenceFacts struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// SubPath is the directory of it the reference dataset exposes.
+	SubPath string `json:"subPath"`
+	// Phase is the referenced Dataset's status.phase ("" when it does not
+	// exist).
+	Phase string `json:"phase"`
+	// FuseSecrets are the Secrets its FUSE container reads, when it is in
+	// another namespace: a FUSE sidecar in the reference dataset's
+	// namespace reads Secrets of those names there (they are not copied).
+	FuseSecrets []string `json:"fuseSecrets"`
 }
 
 // RuntimeFacts is what policies know about a dataset's runtime.

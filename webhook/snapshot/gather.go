@@ -108,6 +108,10 @@ type sources struct {
 	pv      *corev1.PersistentVolume
 	runtime client.Object
 	fuse    *appsv1.DaemonSet
+	// reference is what a reference dataset mounts, and referenced that
+	// Dataset (whose runtime and FUSE serve it), nil when not found.
+	reference  *datav1alpha1.DatasetReference
+	referenced *datav1alpha1.Dataset
 	// deps are the objects read (or found missing), with their stamps
 	// taken before each read, when changes are tracked; untracked is true
 	// when one of them is of a kind Changes does not track.
@@ -121,7 +125,7 @@ type sources struct {
 func (s *sources) key(volume string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(volume)
-	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse} {
+	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.referenced} {
 		b.WriteByte('|')
 		if o == nil || reflect.ValueOf(o).IsNil() {
 			continue
@@ -206,7 +210,9 @@ func GetOptional(ctx context.Context, r client.Reader, key types.NamespacedName,
 }
 
 // read fetches the dataset, its PV, its runtime and the runtime's FUSE
-// DaemonSet into src, leaving missing ones nil.
+// DaemonSet into src, leaving missing ones nil. For a reference dataset
+// the runtime and FUSE are those of the Dataset it references, which is
+// read too.
 func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *sources, tracking bool) error {
 	ds := &datav1alpha1.Dataset{}
 	found, err := g.get(ctx, dsKey, ds, src, tracking)
@@ -228,10 +234,22 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 			src.pv = pv
 		}
 	}
-	if len(ds.Status.Runtimes) == 0 {
+	served := ds
+	if r, isRef, err := datav1alpha1.ReferenceOf(ds); isRef {
+		if err != nil {
+			return nil // not a valid reference: its runtime does not bind it
+		}
+		src.reference = &r
+		target := &datav1alpha1.Dataset{}
+		if found, err := g.get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, target, src, tracking); err != nil || !found {
+			return err
+		}
+		src.referenced, served = target, target
+	}
+	if len(served.Status.Runtimes) == 0 {
 		return nil
 	}
-	ref := ds.Status.Runtimes[0]
+	ref := served.Status.Runtimes[0]
 	newObj, ok := runtimeKinds[strings.ToLower(ref.Type)]
 	if !ok {
 		return nil
@@ -260,7 +278,17 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 		return dv // no such dataset: phase "" tells the policies
 	}
 	ds := src.dataset
-	key := datav1alpha1.KeyOf(ds)
+	// served is the Dataset whose runtime, FUSE and node labels serve the
+	// volume: the one a reference dataset references.
+	served := ds
+	if r := src.reference; r != nil {
+		dv.Dataset.Reference = &ReferenceFacts{Namespace: r.Namespace, Name: r.Name, SubPath: r.SubPath, FuseSecrets: []string{}}
+		if src.referenced != nil {
+			served = src.referenced
+			dv.Dataset.Reference.Phase = string(served.Status.Phase)
+		}
+	}
+	key := datav1alpha1.KeyOf(served)
 	dv.Dataset.Phase = string(ds.Status.Phase)
 	dv.Dataset.Labels = DatasetLabels{Cache: key.CacheLabelKey(), Fuse: key.FuseLabelKey(), Sched: datav1alpha1.DatasetSchedLabelKey(ds.Name)}
 	if src.pv != nil && src.pv.Spec.CSI != nil {
@@ -271,8 +299,11 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 			MountType: attrs[datav1alpha1.VolumeAttrMountType],
 		}
 	}
-	if len(ds.Status.Runtimes) > 0 {
-		ref := ds.Status.Runtimes[0]
+	if src.reference != nil && src.referenced == nil {
+		return dv // the referenced Dataset does not exist: no runtime serves the volume
+	}
+	if len(served.Status.Runtimes) > 0 {
+		ref := served.Status.Runtimes[0]
 		rf := RuntimeFacts{Type: strings.ToLower(ref.Type), Name: ref.Name, Namespace: ref.Namespace, FuseNodeSelector: map[string]string{}, FuseVolumes: []string{}}
 		if src.runtime != nil {
 			sel, status := runtimeFuseSelector(src.runtime)
@@ -286,12 +317,29 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 				for _, v := range dv.Fuse.Volumes {
 					rf.FuseVolumes = append(rf.FuseVolumes, v.Name)
 				}
+				if served.Namespace != ds.Namespace {
+					referencedFuse(dv, ds.Name)
+				}
 			}
 		}
 		dv.Dataset.Runtime = rf
 	}
 	dv.Dataset.Localities = localities(dv.Dataset.Labels, dv.Dataset.Runtime.CacheAffinity)
 	return dv
+}
+
+// referencedFuse points the FUSE template of the Dataset a reference
+// dataset of another namespace references at the copies of its ConfigMaps
+// that the controller keeps in the reference dataset's namespace
+// (datav1alpha1.ReferenceCopyName), and records the Secrets it reads,
+// which are not copied.
+func referencedFuse(dv DatasetVolume, dataset string) {
+	datav1alpha1.RenameConfigMaps(&dv.Fuse.Container, dv.Fuse.Volumes, func(name string) string {
+		return datav1alpha1.ReferenceCopyName(dataset, name)
+	})
+	if _, secrets := datav1alpha1.ObjectsReadBy(&dv.Fuse.Container, dv.Fuse.Volumes); len(secrets) > 0 {
+		dv.Dataset.Reference.FuseSecrets = secrets
+	}
 }
 
 // DatasetOfClaim returns the dataset a PVC belongs to: the one named by its

@@ -32,11 +32,19 @@ type Facts struct {
 	// Runtimes and ThinRuntimeProfiles: the refused and warned fields the
 	// object sets, from its engine's field table (engines/fieldtables).
 	Fields []engines.Finding `json:"fields,omitempty"`
+	// DatasetReference is, for a runtime, the dataset:// mount point of
+	// the Dataset of its name when that is a reference dataset.
+	DatasetReference string `json:"datasetReference,omitempty"`
 
 	// Datasets.
 	Holders       []string     `json:"holders,omitempty"`
 	MountsChanged bool         `json:"mountsChanged"`
 	Mounts        []MountFacts `json:"mounts,omitempty"`
+	// Reference is what a reference dataset's dataset:// mount leads to;
+	// nil for other Datasets. WasReference says whether the Dataset was a
+	// reference dataset before an UPDATE.
+	Reference    *ReferenceFacts `json:"reference,omitempty"`
+	WasReference bool            `json:"wasReference"`
 }
 
 // Target is the Dataset a data operation works on.

@@ -11,6 +11,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -49,7 +50,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 			return f, err
 		}
 		f.Fields = found
+		if f.Reference, err = g.referenceFacts(ctx, ds); err != nil {
+			return f, err
+		}
 		if oldDS, ok := old.(*datav1alpha1.Dataset); ok {
+			_, f.WasReference, _ = datav1alpha1.ReferenceOf(oldDS)
 			f.MountsChanged = mountsChanged(oldDS.Spec.Mounts, ds.Spec.Mounts)
 			for _, h := range claim.Holders(oldDS) {
 				f.Holders = append(f.Holders, h.String())
@@ -58,6 +63,11 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case runtimeKinds[kind] != nil:
 		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
 		f.Fields = fieldFacts(kind, obj)
+		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok && rt.Spec.ProfileName == "" {
+			// A ThinRuntime without a profile serves a reference dataset,
+			// and none of its fields acts.
+			f.Fields = thin.ReferenceFields.Check(obj)
+		}
 		return f, err
 	case kind == "ThinRuntimeProfile":
 		f.Fields = fieldFacts(kind, obj)
@@ -79,9 +89,14 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 	ds := &datav1alpha1.Dataset{}
 	if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds); err != nil {
 		return f, err
-	} else if found && (ds.Status.Phase == datav1alpha1.BoundDatasetPhase || ds.Status.Phase == datav1alpha1.DataMigratingDatasetPhase) {
-		for _, r := range ds.Status.Runtimes {
-			f.Bound = f.Bound || r.Name == name
+	} else if found {
+		if ds.Status.Phase == datav1alpha1.BoundDatasetPhase || ds.Status.Phase == datav1alpha1.DataMigratingDatasetPhase {
+			for _, r := range ds.Status.Runtimes {
+				f.Bound = f.Bound || r.Name == name
+			}
+		}
+		if _, isRef, _ := datav1alpha1.ReferenceOf(ds); isRef {
+			f.DatasetReference = ds.Spec.Mounts[0].MountPoint
 		}
 	}
 	for other, newObj := range runtimeKinds {
