@@ -197,7 +197,7 @@ test: sim-binaries certmanager-binaries $(RCLONE) ## Run every test against a re
 bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster; cold and warm reads through rclone's FUSE mount).
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v -e /tests/scale -e /tests/datapath)
 	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
-	# Each cold read writes a new 4 MiB object: a small fixed count.
+	# Each cold read writes a new 4 MiB object and each warm-up reads 32 MiB never read: a small fixed count (at most 20).
 	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath
 
 .PHONY: fuzz
