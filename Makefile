@@ -199,7 +199,7 @@ bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency aga
 	# One scrape of 1,000 Datasets' metrics takes a fifth of a second.
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime=20x ./controller/metrics
 	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
-	# Each cold read writes a new 4 MiB object: a small fixed count.
+	# Each cold read writes a new 4 MiB object and each warm-up reads 32 MiB never read: a small fixed count (at most 20).
 	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath
 
 # Every fuzz target of the tree, as PACKAGE:TARGET (TestMakeFuzzRunsEveryTarget

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/engines/thin/warmup"
 )
 
 func TestVersionCommand(t *testing.T) {
@@ -28,5 +30,17 @@ func TestUnknownCommandFails(t *testing.T) {
 	cmd.SetArgs([]string{"no-such-command"})
 	if err := cmd.Execute(); err == nil {
 		t.Fatal("expected an error for an unknown subcommand")
+	}
+}
+
+// TestPodCommandsAreSubcommands: the commands Sluice renders into pods
+// (the rclone profile's FUSE program, a Thin DataLoad's warm-up) are
+// subcommands of the one binary in Sluice's image.
+func TestPodCommandsAreSubcommands(t *testing.T) {
+	for _, name := range []string{"rclone-mount", warmup.Command} {
+		cmd, _, err := newRootCommand().Find([]string{name})
+		if err != nil || cmd.Name() != name {
+			t.Errorf("sluice %s: %v (found %q)", name, err, cmd.Name())
+		}
 	}
 }

@@ -41,6 +41,7 @@ never-stored operations).`,
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that does not exist is kept")
 	fs.DurationVar(&o.CacheRefresh, "cache-refresh-interval", o.CacheRefresh, "how often bound runtimes' cache states are re-read from their pods' metrics (0: only on changes)")
 	fs.DurationVar(&o.ReleaseRetry, "release-retry-base", o.ReleaseRetry, "first wait before a runtime's release is tried again with a spec that failed to deploy (doubled per failure, at most 15m)")
+	fs.StringVar(&o.SluiceImage, "sluice-image", o.SluiceImage, "the image of this sluice binary, which runs the commands of operations no engine image has (a Thin DataLoad's sluice warmup); the chart sets it")
 	fs.IntVar(&o.Concurrency, "concurrent-reconciles", o.Concurrency, "how many runtimes of one kind reconcile at once")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "API requests per second the controller may send (negative: no client-side limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "API request burst above --kube-api-qps")

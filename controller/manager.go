@@ -49,6 +49,11 @@ type Options struct {
 	// server's priority and fairness.
 	QPS   float32
 	Burst int
+	// SluiceImage is the image of this binary, which runs the commands of
+	// operations that no engine image has (a Thin DataLoad's sluice
+	// warmup). The chart sets it to its own image; empty, such operations
+	// fail saying so.
+	SluiceImage string
 	// Engines are the engines the controller runs, one runtime reconciler
 	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,
 	// Alluxio, Jindo, Thin). Tests run the fake engine.
@@ -102,7 +107,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
 	if registry == nil {
-		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{}}
+		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{SluiceImage: o.SluiceImage}}
 	}
 	failures := &metrics.Failures{}
 	if err := setupRuntimes(mgr, o, helmClients, registry, failures); err != nil {

@@ -67,23 +67,20 @@ func hostileCases() []struct {
 	for _, e := range engineCases {
 		engine[e.name] = e
 	}
-	// load takes the option key to use (an engine with a fixed set), or
-	// "" for a hostile one.
-	load := func(optionKey string) (datav1alpha1.OperationObject, *strs) {
+	// load takes the options to set: hostile ones (an engine that passes
+	// them on) or fixed ones (an engine with a fixed set).
+	load := func(options func(s *strs) map[string]string) (datav1alpha1.OperationObject, *strs) {
 		s := &strs{}
 		dl := dataLoad(func(dl *datav1alpha1.DataLoad) {
 			sp := &dl.Spec
 			sp.Target = []datav1alpha1.TargetPath{{Path: s.arg("/target-0")}, {Path: s.arg("/target-1"), Replicas: 1}}
-			key := optionKey
-			if key == "" {
-				key = s.arg("option-key")
-			}
-			sp.Options = map[string]string{key: s.arg("option-value")}
+			sp.Options = options(s)
 			s.placement(&sp.PodMetadata, &sp.Affinity, &sp.Tolerations, &sp.NodeSelector, &sp.SchedulerName)
 			sp.Policy, sp.Schedule = datav1alpha1.Cron, s.field("schedule")
 		})
 		return dl, s
 	}
+	hostileOption := func(s *strs) map[string]string { return map[string]string{s.arg("option-key"): s.arg("option-value")} }
 	migrate := func(external string) (datav1alpha1.OperationObject, *strs) {
 		s := &strs{}
 		dm := kinds[datav1alpha1.DataMigrateKind]().(*datav1alpha1.DataMigrate)
@@ -149,12 +146,14 @@ func hostileCases() []struct {
 			want   *strs
 		}{name, engine[e], op, s})
 	}
-	op, s := load("")
+	op, s := load(hostileOption)
 	add("JuiceFS DataLoad", "JuiceFS", op, s)
-	op, s = load("")
+	op, s = load(hostileOption)
 	add("Alluxio DataLoad", "Alluxio", op, s)
-	op, s = load("filter")
+	op, s = load(func(s *strs) map[string]string { return map[string]string{"filter": s.arg("option-value")} })
 	add("Jindo DataLoad", "Jindo", op, s)
+	op, s = load(func(*strs) map[string]string { return map[string]string{"threads": "8", "timeout": "2h"} })
+	add("Thin DataLoad", "Thin", op, s)
 	op, s = migrate("s3://")
 	add("JuiceFS DataMigrate to an object store", "JuiceFS", op, s)
 	op, s = migrate("pvc://archive/")
@@ -235,6 +234,15 @@ func TestHostileStringsRefusedWhereNotData(t *testing.T) {
 		}), "spec.podMetadata.annotations"},
 		{"Jindo", dataLoad(func(dl *datav1alpha1.DataLoad) { dl.Spec.Options = map[string]string{"a" + hostile: "a"} }), "spec.options"},
 		{"Alluxio", dataLoad(func(dl *datav1alpha1.DataLoad) { dl.Spec.Options = map[string]string{"a=" + hostile: "a"} }), "spec.options"},
+		{"Thin", dataLoad(func(dl *datav1alpha1.DataLoad) { dl.Spec.Options = map[string]string{"threads": "8" + hostile} }), `spec.options["threads"]`},
+		{"Thin", dataLoad(func(dl *datav1alpha1.DataLoad) { dl.Spec.Options = map[string]string{"timeout": "1h" + hostile} }), `spec.options["timeout"]`},
+		{"Thin", dataLoad(func(dl *datav1alpha1.DataLoad) { dl.Spec.Options = map[string]string{"threads" + hostile: "8"} }), "spec.options["},
+		{"Thin", dataLoad(func(dl *datav1alpha1.DataLoad) {
+			dl.Spec.Target = []datav1alpha1.TargetPath{{Path: "/a/../.." + hostile}}
+		}), "spec.target[0].path"},
+		{"Thin", dataLoad(func(dl *datav1alpha1.DataLoad) {
+			dl.Spec.Target = []datav1alpha1.TargetPath{{Path: "/a\x00" + hostile}}
+		}), "spec.target[0].path"},
 		{"Alluxio", func() datav1alpha1.OperationObject {
 			db := kinds[datav1alpha1.DataBackupKind]().(*datav1alpha1.DataBackup)
 			db.Spec.RunAs = &datav1alpha1.User{UID: ptr.To[int64](1), GID: ptr.To[int64](1), UserName: "a" + hostile}

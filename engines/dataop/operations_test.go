@@ -39,7 +39,7 @@ var engineCases = []engineCase{
 	{"JuiceFS", juicefs.Engine{}, withMount("juicefs:///imagenet", nil, metaURL), &datav1alpha1.JuiceFSRuntime{ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"}}},
 	{"Alluxio", alluxio.Engine{}, withMount("s3://bucket/train", nil), &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"}}},
 	{"Jindo", jindo.Engine{}, withMount("oss://bucket/train", map[string]string{"fs.oss.endpoint": "oss-cn-hangzhou.aliyuncs.com"}), &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"}}},
-	{"Thin", thin.Engine{}, withMount("nfs://server/export", nil), &datav1alpha1.ThinRuntime{ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"}}},
+	{"Thin", thin.Engine{SluiceImage: "ghcr.io/sluice-data/sluice:v1.0.0"}, withMount("nfs://server/export", nil), &datav1alpha1.ThinRuntime{ObjectMeta: metav1.ObjectMeta{Name: "imagenet", Namespace: "team-a"}}},
 	{"process", process.Operations{}, withMount("s3://bucket/train", nil), nil},
 }
 
@@ -75,7 +75,7 @@ func TestSupportMatrix(t *testing.T) {
 		"JuiceFS": {"DataLoad": runs, "DataMigrate": runs, "DataBackup": unsupported, "DataProcess": unsupported},
 		"Alluxio": {"DataLoad": runs, "DataMigrate": unsupported, "DataBackup": runs, "DataProcess": unsupported},
 		"Jindo":   {"DataLoad": runs, "DataMigrate": unsupported, "DataBackup": unsupported, "DataProcess": unsupported},
-		"Thin":    {"DataLoad": unsupported, "DataMigrate": unsupported, "DataBackup": unsupported, "DataProcess": unsupported},
+		"Thin":    {"DataLoad": runs, "DataMigrate": unsupported, "DataBackup": unsupported, "DataProcess": unsupported},
 		"process": {"DataLoad": unsupported, "DataMigrate": unsupported, "DataBackup": unsupported, "DataProcess": runs},
 	}
 	for _, e := range engineCases {

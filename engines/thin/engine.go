@@ -15,7 +15,11 @@ import (
 // ThinRuntimeProfile the runtime names, so the reconciler resolves it
 // (engines.Resolver) and asks the ProfileEngine it returns; asked directly,
 // it answers as for a runtime without a profile.
-type Engine struct{}
+type Engine struct {
+	// SluiceImage is the image of the sluice binary, which runs a
+	// DataLoad's `sluice warmup` (the controller's --sluice-image).
+	SluiceImage string
+}
 
 var (
 	_ engines.Engine   = Engine{}
@@ -58,6 +62,8 @@ func (Engine) CacheMetrics(client.Object) (engines.MetricsSource, bool) {
 type ProfileEngine struct {
 	// Profile is the runtime's ThinRuntimeProfile.
 	Profile *datav1alpha1.ThinRuntimeProfile
+	// SluiceImage is the Engine's.
+	SluiceImage string
 }
 
 // Type implements engines.Engine.

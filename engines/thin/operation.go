@@ -1,7 +1,9 @@
 package thin
 
 import (
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 var (
@@ -9,17 +11,19 @@ var (
 	_ engines.Operations = ProfileEngine{}
 )
 
-// Operation implements engines.Operations: a ThinRuntime runs none of the
-// engine operations. Its FUSE program is the user's, and a
-// ThinRuntimeProfile names no command to load, migrate or back up data
-// (Fluid's profile has no such field either; Fluid runs only DataProcess
-// on Thin, which engines/process renders for every engine).
-func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	kind, _ := engines.OperationKind(req.Op)
-	return engines.OperationRelease{}, engines.Unsupported("Thin", string(kind))
+// Operation implements engines.Operations as ProfileEngine's, for a
+// runtime without a profile.
+func (e Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
+	return ProfileEngine{SluiceImage: e.SluiceImage}.Operation(req)
 }
 
-// Operation implements engines.Operations, as Engine's.
-func (ProfileEngine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	return Engine{}.Operation(req)
+// Operation implements engines.Operations. A DataLoad reads the target
+// files through the Dataset's mount (sluice warmup, loadPod), which fills
+// the FUSE program's cache. Fluid's ThinRuntime runs no DataLoad, and its
+// ThinRuntimeProfile names no load command (docs/compatibility.md). The
+// other kinds are unsupported, as in Fluid: a ThinRuntimeProfile names no
+// command to migrate or back up data (DataProcess, which Fluid runs on
+// Thin, engines/process renders for every engine).
+func (e ProfileEngine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
+	return dataop.Builders[*datav1alpha1.ThinRuntime]{datav1alpha1.DataLoadKind: e.loadPod}.Render("Thin", req)
 }

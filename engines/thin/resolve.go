@@ -18,7 +18,7 @@ const ReasonProfileNotFound = "ProfileNotFound"
 // Resolve implements engines.Resolver: it reads the runtime's
 // ThinRuntimeProfile, once, and returns the ProfileEngine that renders,
 // sizes and mounts the runtime with it.
-func (Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (engines.Engine, error) {
+func (e Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (engines.Engine, error) {
 	rt, err := thinRuntime(obj)
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func (Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (
 	if err != nil {
 		return nil, err
 	}
-	return ProfileEngine{Profile: profile}, nil
+	return ProfileEngine{Profile: profile, SluiceImage: e.SluiceImage}, nil
 }
 
 // thinRuntime returns obj as a ThinRuntime.

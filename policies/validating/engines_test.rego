@@ -30,9 +30,11 @@ test_an_unbound_dataset_does_not_warn if {
 	count(d.warnings) == 0
 }
 
-test_thin_cannot_load if {
-	d := validating.decision with input as kind_input("DataLoad", "thin")
-	d.warnings == {"dataset team-a/imagenet: the thin engine cannot run a DataLoad; the operation will fail (engines that can: alluxio, jindo, juicefs)"}
+test_thin_loads_but_cannot_migrate if {
+	load := validating.decision with input as kind_input("DataLoad", "thin")
+	count(load.warnings) == 0
+	migrate := validating.decision with input as kind_input("DataMigrate", "thin")
+	migrate.warnings == {"dataset team-a/imagenet: the thin engine cannot run a DataMigrate; the operation will fail (engines that can: juicefs)"}
 }
 
 test_a_caveat_warns if {

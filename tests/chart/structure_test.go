@@ -281,6 +281,19 @@ func TestValuesReachTheManifests(t *testing.T) {
 			t.Errorf("controller args: %v", args)
 		}
 	})
+	t.Run("the controller's image for operation pods", func(t *testing.T) {
+		for values, want := range map[string]string{
+			`{image: {repository: registry.example.com/platform/sluice, tag: v9.8.7}}`:                                                                       "registry.example.com/platform/sluice:v9.8.7",
+			`{image: {repository: registry.example.com/platform/sluice, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}`: "registry.example.com/platform/sluice@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		} {
+			objs := render(t, parseValues(t, values))
+			c := container(t, find(t, objs, "Deployment", "sluice-controller"), "controller")
+			image, _, _ := unstructured.NestedString(c, "image")
+			if args := strs(t, c, "args"); image != want || !slices.Contains(args, "--sluice-image="+want) {
+				t.Errorf("%s: the controller runs %s with args %v, want --sluice-image=%s (its own image)", values, image, args, want)
+			}
+		}
+	})
 	t.Run("another namespace", func(t *testing.T) {
 		rel, err := dryRun(loadChart(t), parseValues(t, `{webhook: {excludeNamespaces: [monitoring], policyNamespaces: [platform]}}`), "data-platform")
 		if err != nil {

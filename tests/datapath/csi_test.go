@@ -54,37 +54,59 @@ func startCSI(tb testing.TB) csipb.NodeClient {
 	return csipb.NewNodeClient(conn)
 }
 
-// publish stages the Dataset's PV (its CSI attributes as the controller
-// writes them, with the FUSE path under the pod's root) and publishes it
-// at a Pod's target path, undoing both when the test ends.
-func publish(tb testing.TB, nc csipb.NodeClient, pv *corev1.PersistentVolume) string {
+// staged is a Dataset's PV staged on the node by the CSI plugin, as the
+// kubelet stages it once for every Pod of the node that uses it.
+type staged struct {
+	nc      csipb.NodeClient
+	pv      *corev1.PersistentVolume
+	path    string
+	mode    csipb.VolumeCapability_AccessMode_Mode
+	podsDir string
+}
+
+// stage stages the Dataset's PV (its CSI attributes as the controller
+// writes them, with the FUSE path under the pod's root), undoing it when
+// the test ends.
+func stage(tb testing.TB, nc csipb.NodeClient, pv *corev1.PersistentVolume) *staged {
 	tb.Helper()
-	ctx := context.Background()
 	base := tb.TempDir()
-	staging, target := filepath.Join(base, "staging"), filepath.Join(base, "pods", "reader", "volumes", "mount")
-	if err := os.MkdirAll(staging, 0o755); err != nil {
+	s := &staged{nc: nc, pv: pv, path: filepath.Join(base, "staging"), podsDir: filepath.Join(base, "pods"),
+		mode: csipb.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER}
+	if err := os.MkdirAll(s.path, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	src := pv.Spec.CSI
-	mode := csipb.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER
 	if len(pv.Spec.AccessModes) == 1 && pv.Spec.AccessModes[0] == corev1.ReadOnlyMany {
-		mode = csipb.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
+		s.mode = csipb.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
 	}
-	capability := &csipb.VolumeCapability{AccessType: &csipb.VolumeCapability_Mount{Mount: &csipb.VolumeCapability_MountVolume{}},
-		AccessMode: &csipb.VolumeCapability_AccessMode{Mode: mode}}
-	if _, err := nc.NodeStageVolume(ctx, &csipb.NodeStageVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: staging,
-		VolumeCapability: capability, VolumeContext: src.VolumeAttributes}); err != nil {
+	src := pv.Spec.CSI
+	if _, err := nc.NodeStageVolume(context.Background(), &csipb.NodeStageVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: s.path,
+		VolumeCapability: s.capability(), VolumeContext: src.VolumeAttributes}); err != nil {
 		tb.Fatalf("NodeStageVolume: %v", err)
 	}
 	tb.Cleanup(func() {
-		_, _ = nc.NodeUnstageVolume(context.Background(), &csipb.NodeUnstageVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: staging})
+		_, _ = nc.NodeUnstageVolume(context.Background(), &csipb.NodeUnstageVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: s.path})
 	})
-	if _, err := nc.NodePublishVolume(ctx, &csipb.NodePublishVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: staging,
-		TargetPath: target, VolumeCapability: capability, VolumeContext: src.VolumeAttributes}); err != nil {
-		tb.Fatalf("NodePublishVolume: %v", err)
+	return s
+}
+
+func (s *staged) capability() *csipb.VolumeCapability {
+	return &csipb.VolumeCapability{AccessType: &csipb.VolumeCapability_Mount{Mount: &csipb.VolumeCapability_MountVolume{}},
+		AccessMode: &csipb.VolumeCapability_AccessMode{Mode: s.mode}}
+}
+
+// publish publishes the staged volume at a target path of the named Pod
+// (readOnly as a Pod's read-only claim volume asks), unpublishing it when
+// the test ends, and returns the target path.
+func (s *staged) publish(tb testing.TB, pod string, readOnly bool) string {
+	tb.Helper()
+	target := filepath.Join(s.podsDir, pod, "volumes", "mount")
+	src := s.pv.Spec.CSI
+	if _, err := s.nc.NodePublishVolume(context.Background(), &csipb.NodePublishVolumeRequest{VolumeId: src.VolumeHandle, StagingTargetPath: s.path,
+		TargetPath: target, VolumeCapability: s.capability(), Readonly: readOnly, VolumeContext: src.VolumeAttributes}); err != nil {
+		tb.Fatalf("NodePublishVolume for pod %s: %v", pod, err)
 	}
 	tb.Cleanup(func() {
-		_, _ = nc.NodeUnpublishVolume(context.Background(), &csipb.NodeUnpublishVolumeRequest{VolumeId: src.VolumeHandle, TargetPath: target})
+		_, _ = s.nc.NodeUnpublishVolume(context.Background(), &csipb.NodeUnpublishVolumeRequest{VolumeId: src.VolumeHandle, TargetPath: target})
 	})
 	return target
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
 // readTimeout bounds one read: a cached file or one from S3 on loopback
@@ -24,6 +26,7 @@ const bucketDir = "photos/2024"
 // dataPath is the sample running on this machine: the served directory,
 // the S3 server, the FUSE pod and its mount.
 type dataPath struct {
+	tools  tools
 	served string // the bucket's prefix directory
 	s3     *s3Server
 	sample sample
@@ -41,7 +44,7 @@ func startDataPath(tb testing.TB, files map[string][]byte, edit func(*sample)) *
 	// Runs after every other cleanup: a mount an interrupted read kept
 	// busy (the Pod's bind mount) is detached before the temp dirs go.
 	tb.Cleanup(func() { detachUnder(filepath.Dir(root)) })
-	d := &dataPath{served: filepath.Join(root, bucketDir)}
+	d := &dataPath{tools: t, served: filepath.Join(root, bucketDir)}
 	for name, data := range files {
 		write(tb, filepath.Join(d.served, name), string(data))
 	}
@@ -60,16 +63,19 @@ func startDataPath(tb testing.TB, files map[string][]byte, edit func(*sample)) *
 // TestRcloneDataPath: the rclone sample's FUSE command line, as the Thin
 // chart renders it, mounts a bucket of `rclone serve s3`; the CSI plugin
 // publishes the mount to a Pod's target path, where a reader gets the
-// bucket's bytes; reading every file through the FUSE mount (what a
-// DataLoad would do: the test does it, Thin runs no DataLoad) fills
-// rclone's VFS cache, after which the reader gets the same bytes with the
-// S3 server offline and no object fetched again.
+// bucket's bytes. The sample DataLoad's command line, as the Thin engine
+// renders its Job, run against the path the CSI plugin publishes for the
+// load pod, fetches the target files from S3 into rclone's VFS cache (and
+// nothing else); after it the reader gets the same bytes with the S3
+// server offline and no object fetched again.
 func TestRcloneDataPath(t *testing.T) {
 	files := map[string][]byte{
-		"hello.txt":       []byte("hello from the bucket\n"),
-		"train/shard.bin": random(t, 3<<20+17),
-		"val/a b.bin":     random(t, 64<<10),
+		"hello.txt":            []byte("hello from the bucket\n"),
+		"january/shard.bin":    random(t, 3<<20+17),
+		"february/a b.bin":     random(t, 64<<10),
+		"march/not-loaded.bin": random(t, 1000),
 	}
+	loaded := []string{"february/a b.bin", "january/shard.bin"} // below the sample DataLoad's targets
 	d := startDataPath(t, files, nil)
 
 	// The command line is the sample's, with the pod's paths moved under
@@ -80,7 +86,8 @@ func TestRcloneDataPath(t *testing.T) {
 		t.Errorf("FUSE command line %q, want %q", d.pod.Argv, want)
 	}
 
-	target := publish(t, startCSI(t), pvOf(t, d.sample, d.r, d.pod))
+	volume := stage(t, startCSI(t), pvOf(t, d.sample, d.r, d.pod))
+	target := volume.publish(t, "reader", false)
 
 	// Cold: the Pod reads one file; it is fetched from S3.
 	before := d.s3.ObjectGets()
@@ -92,26 +99,52 @@ func TestRcloneDataPath(t *testing.T) {
 		t.Error("a ReadOnlyMany Dataset accepted a write through the Pod's path")
 	}
 
-	// Warm-up through the FUSE mount, as a DataLoad of the whole dataset.
-	warmed := warm(t, d.fuse)
-	if !slices.Equal(keys(files), warmed) {
-		t.Fatalf("the warm-up read %v; the bucket holds %v", warmed, keys(files))
+	// The sample DataLoad, run as its Job's container would run it: the
+	// CSI plugin publishes the Dataset's claim (read-only) to the load pod.
+	dl := loadSampleLoad(t, d.sample.Dataset.Namespace)
+	if got := targetPaths(dl); !slices.Equal(got, []string{"/january", "/february"}) {
+		t.Fatalf("the sample DataLoad's targets are %q; this test's files are laid out for /january and /february", got)
+	}
+	c, claim := loadContainer(t, d.sample, dl)
+	if claim != d.sample.Dataset.Name || c.Image != sluiceImage {
+		t.Errorf("the load pod mounts claim %q in image %s, want the Dataset's claim %q in %s", claim, c.Image, d.sample.Dataset.Name, sluiceImage)
+	}
+	gets := d.s3.ObjectGets()
+	argv, out := runLoad(t, d.tools, c, volume.publish(t, "load", true))
+	t.Logf("%q:\n%s", argv, out)
+	for _, line := range []string{`metadata: 2 files of 3211281 bytes below "/january", "/february"`, `read 2 files, 3211281 bytes, below "/january", "/february"`} {
+		if !strings.Contains(out, line) {
+			t.Errorf("the load's output does not say %q", line)
+		}
+	}
+	if d.s3.ObjectGets() == gets {
+		t.Error("the load fetched no object from S3")
 	}
 	cached := cacheFiles(t, d.pod.Path("/var/cache/rclone"), files)
-	if len(cached) != len(files) {
-		t.Errorf("rclone's VFS cache (%s) holds the bytes of %v, want all of %v", d.pod.Path("/var/cache/rclone"), cached, keys(files))
+	if want := append([]string{"hello.txt"}, loaded...); !slices.Equal(cached, slices.Sorted(slices.Values(want))) {
+		t.Errorf("rclone's VFS cache (%s) holds the bytes of %v, want the loaded %v and the file read before, %v", d.pod.Path("/var/cache/rclone"), cached, loaded, "hello.txt")
 	}
 
-	// Warm: with S3 offline, the Pod reads every file from the cache.
+	// Warm: with S3 offline, the Pod reads every loaded file (and the one
+	// it read before) from the cache.
 	gets, requests := d.s3.ObjectGets(), d.s3.Requests()
 	d.s3.Offline(true)
-	for name := range files {
+	for _, name := range append([]string{"hello.txt"}, loaded...) {
 		readEqual(t, target, name, files)
 	}
 	if g := d.s3.ObjectGets(); g != gets {
 		t.Errorf("warm reads fetched %d objects", g-gets)
 	}
 	t.Logf("warm reads with S3 offline: %d requests reached the proxy, none for an object", d.s3.Requests()-requests)
+}
+
+// targetPaths are a DataLoad's target paths.
+func targetPaths(dl *datav1alpha1.DataLoad) []string {
+	var out []string
+	for _, t := range dl.Spec.Target {
+		out = append(out, t.Path)
+	}
+	return out
 }
 
 // TestRcloneRefusesWhatItCannotHonour: the FUSE program does not start
@@ -173,28 +206,6 @@ func readEqual(t *testing.T, dir, name string, files map[string][]byte) {
 	}
 }
 
-// warm reads every file under dir and returns their paths.
-func warm(t *testing.T, dir string) []string {
-	t.Helper()
-	var read []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		if _, err := os.ReadFile(p); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		read = append(read, rel)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("warming %s: %v", dir, err)
-	}
-	slices.Sort(read)
-	return read
-}
-
 // cacheFiles lists the served files whose whole bytes are in a file of
 // rclone's VFS cache directory (cache-dir/vfs/<remote>/<path>).
 func cacheFiles(t *testing.T, cacheDir string, files map[string][]byte) []string {
@@ -230,13 +241,4 @@ func random(tb testing.TB, n int) []byte {
 		tb.Fatal(err)
 	}
 	return b
-}
-
-func keys(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
+	"github.com/sluice-data/sluice/engines/thin/warmup"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -23,13 +24,13 @@ var env *testenv.Env
 const nodeName = "node-1"
 
 // TestMain starts the control plane, unless this binary was started as
-// `sluice` (through a link of that name, as the FUSE container's command
-// names it): it then is the sluice binary's rclone-mount command, the same
-// cobra command main.go adds.
+// `sluice` (through a link of that name, as the FUSE and load containers'
+// commands name it): it then is the sluice binary's rclone-mount and
+// warmup commands, the same cobra commands main.go adds.
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "sluice" {
 		root := &cobra.Command{Use: "sluice", SilenceUsage: true}
-		root.AddCommand(rclonemount.NewCommand())
+		root.AddCommand(rclonemount.NewCommand(), warmup.NewCommand())
 		if err := root.Execute(); err != nil {
 			os.Exit(1)
 		}

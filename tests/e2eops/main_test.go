@@ -30,6 +30,9 @@ var watcher client.WithWatch
 // nodes are the fake nodes the tests schedule on.
 var nodes []string
 
+// sluiceImage is the controller's --sluice-image (kwok pulls nothing).
+const sluiceImage = "ghcr.io/sluice-data/sluice:e2e"
+
 // logPath is the file the in-process controller and webhook log to; its
 // end is shown when a test fails.
 var logPath string
@@ -106,6 +109,7 @@ func startController(ctx context.Context, c *simcluster.Cluster) error {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
+	o.SluiceImage = sluiceImage
 	mgr, err := controller.New(cfg, o)
 	if err != nil {
 		return err

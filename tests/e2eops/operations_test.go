@@ -20,9 +20,10 @@ import (
 )
 
 // TestDataOperations runs data operations end to end on the simulated
-// cluster, each scenario on a JuiceFS Dataset of its own: the controller
-// renders the JuiceFS engine's operations (juicefs warmup, juicefs sync)
-// and engines/process's DataProcess through charts/dataop, the webhook
+// cluster, each scenario on a Dataset of its own (JuiceFS, and Thin for a
+// Thin DataLoad): the controller renders the engines' operations (juicefs
+// warmup, juicefs sync, sluice warmup) and engines/process's DataProcess
+// through charts/dataop, the webhook
 // admits them (and mutates their pods), the Job and CronJob controllers of
 // kube-controller-manager create the pods, kube-scheduler places them and
 // kwok runs and completes them. The scenarios run in parallel (as many at
@@ -36,6 +37,7 @@ func TestDataOperations(t *testing.T) {
 	t.Run("exclusive-denied-then-admitted", exclusiveDeniedThenAdmitted)
 	t.Run("datamigrate-flips-the-dataset-phase", dataMigrateFlipsThePhase)
 	t.Run("delete-running-releases-at-once", deleteReleasesAtOnce)
+	t.Run("thin-dataload-completes", thinDataLoadCompletes)
 }
 
 // runAfterFollowsTheNode: a DataLoad pinned by nodeSelector to a node
