@@ -40,10 +40,17 @@ type observations struct {
 	// volumeConflict says which PVC or PV of the Dataset's name Sluice did
 	// not create, "" when none.
 	volumeConflict string
-	// cacheAffinity points at the nodes labelled as holding the cache.
-	cacheAffinity *corev1.NodeAffinity
+	// cacheAffinity is where the cache is (labelNodes): the runtime's
+	// status.cacheAffinity.
+	cacheAffinity *observedAffinity
 	// cacheStates are the figures read from the engine's metrics.
 	cacheStates datav1alpha1.CacheStateList
+}
+
+// observedAffinity is the cacheAffinity observed; affinity nil says that
+// nothing is known of where the cache is, and clears the status field.
+type observedAffinity struct {
+	affinity *corev1.NodeAffinity
 }
 
 // datasetFound is what the reconcile found of the Dataset.
@@ -122,7 +129,7 @@ func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alph
 		}
 	}
 	if o.cacheAffinity != nil {
-		s.CacheAffinity = o.cacheAffinity.DeepCopy()
+		s.CacheAffinity = o.cacheAffinity.affinity.DeepCopy()
 	}
 	if o.cacheStates != nil {
 		s.CacheStates = o.cacheStates
