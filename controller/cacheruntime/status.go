@@ -40,6 +40,9 @@ type observations struct {
 	// volumeConflict says which PVC or PV of the Dataset's name Sluice did
 	// not create, "" when none.
 	volumeConflict string
+	// volumeGoing says which of the Dataset's PVC and PV is being deleted
+	// (to be created anew), "" when none.
+	volumeGoing string
 	// cacheAffinity is where the cache is (labelNodes): the runtime's
 	// status.cacheAffinity.
 	cacheAffinity *observedAffinity
@@ -184,6 +187,8 @@ func roots(o observations) map[string]verdict {
 	switch {
 	case o.volumeConflict != "":
 		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeConflict, o.volumeConflict}
+	case o.volumeGoing != "":
+		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeDeleting, o.volumeGoing}
 	case o.bound:
 		v[ConditionVolumeBound] = verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
 	}
