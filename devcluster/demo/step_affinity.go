@@ -96,7 +96,7 @@ func (s *story) inCacheZone(ctx context.Context, sample *corev1.Pod) (*corev1.Po
 	}
 	want := fmt.Sprintf("%s In %v", corev1.LabelTopologyZone, s.cacheZones)
 	if !slices.ContainsFunc(preferredOn(p), func(t string) bool { return strings.Contains(t, want) }) {
-		return nil, fmt.Errorf("Pod %s was admitted without the preferred zone term %q: %v", p.Name, want, preferredOn(p))
+		return nil, fmt.Errorf("the webhook admitted Pod %s without the preferred zone term %q: %v", p.Name, want, preferredOn(p))
 	}
 	s.say("Pod %s admitted with the same data affinity, the cache nodes full", p.Name)
 	node, err := s.scheduled(ctx, p.Name)
