@@ -15,6 +15,8 @@ package controller
 
 // Volumes, node cache labels, and the Pods that hold a runtime's deletion.
 // +kubebuilder:rbac:groups="",resources=persistentvolumes;persistentvolumeclaims,verbs=get;list;watch;create;delete
+// A PV created before it had one gets its nodeAffinity (the FUSE node selector) by a patch.
+// +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 

@@ -74,6 +74,11 @@ const (
 	// have, and Sluice did not create it for the Dataset (VolumeBound=False):
 	// it is neither adopted nor, on deletion, deleted.
 	ReasonVolumeConflict = "VolumeConflict"
+	// ReasonVolumeDeleting: the Dataset's PVC or PV is being deleted
+	// (replaced because its nodeAffinity no longer matches
+	// spec.fuse.nodeSelector, or deleted by hand); it is created anew once
+	// it is gone (VolumeBound=False).
+	ReasonVolumeDeleting = "VolumeDeleting"
 	// ReasonInUse: the runtime is being deleted but Pods still use its
 	// Dataset (mount its PVC, or run its FUSE sidecar: volume.Uses); its
 	// release and volumes stay until they finish.
@@ -92,4 +97,5 @@ const Finalizer = "data.sluice.io/runtime"
 var waitMessages = map[string]string{
 	ReasonMastersNotReady: "waiting for the cache masters",
 	ReasonWorkersNotReady: "waiting for the cache workers",
+	ReasonVolumeDeleting:  "waiting for the Dataset's PVC or PV to be deleted, to create it anew",
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,10 +19,12 @@ import (
 )
 
 // labelNodes keeps the Dataset's cache labels on exactly the nodes running a
-// ready worker of the runtime, and returns the runtime's cacheAffinity,
-// pointing at them (nil without a worker StatefulSet). The webhook's
-// data-affinity policies select on these labels.
-func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject) (*corev1.NodeAffinity, error) {
+// ready worker of the runtime, and returns the runtime's cacheAffinity:
+// where the workers may run, narrowed to the zones and regions of those
+// nodes (locality.go; nil when nothing is known). Without a worker
+// StatefulSet it observes nothing (nil). The webhook's data-affinity
+// policies select on these labels and read the cacheAffinity.
+func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject) (*observedAffinity, error) {
 	key := datav1alpha1.KeyOf(ds)
 	sts, err := r.statefulSet(ctx, rt, "-worker")
 	if err != nil || sts == nil {
@@ -52,11 +55,27 @@ func (r *Reconciler) labelNodes(ctx context.Context, ds *datav1alpha1.Dataset, r
 	if err := r.unlabelNodes(ctx, key, labels, want); err != nil {
 		return nil, err
 	}
-	return &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-			{Key: key.CacheLabelKey(), Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}},
-		}}},
-	}}, nil
+	nodes, err := r.nodesNamed(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	return &observedAffinity{affinity: cacheAffinity(&sts.Spec.Template.Spec, nodes)}, nil
+}
+
+// nodesNamed reads the named nodes, sorted by name; a node gone is left out.
+func (r *Reconciler) nodesNamed(ctx context.Context, names map[string]bool) ([]*corev1.Node, error) {
+	var nodes []*corev1.Node
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		n := &corev1.Node{}
+		if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, n); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
 }
 
 // controlledBy reports whether owner is pod's controller (by UID).

@@ -175,9 +175,12 @@ func (r *Reconciler) observeWorkloads(ctx context.Context, s *scope) (ctrl.Resul
 // ensureVolumes creates the Dataset's PVC, then its PV bound in advance to
 // that PVC by name and UID, so that the PV controller only has to record
 // the binding (a PV that names its claim without UID is rewritten first).
-// The PV records the engine's FUSE volume. A PVC or PV of that name that
-// Sluice did not create for the Dataset (volume.Owns) is never adopted:
-// the runtime reports VolumeConflict and waits.
+// The PV records the engine's FUSE volume, and requires the nodes of the
+// FUSE node selector (syncPVNodeAffinity keeps an existing PV to it). A
+// PVC or PV of that name that Sluice did not create for the Dataset
+// (volume.Owns) is never adopted: the runtime reports VolumeConflict and
+// waits. One being deleted is waited for (VolumeDeleting), then created
+// anew.
 func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	pvc, err := volume.PVC(s.ds)
 	if err != nil {
@@ -189,21 +192,29 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	if !volume.Owns(s.ds, pvc) {
 		return r.volumeConflict(s, fmt.Sprintf("PVC %s/%s exists and was not created by Sluice for Dataset %s; the Dataset is bound only to a claim Sluice creates: rename or delete that PVC", pvc.Namespace, pvc.Name, s.obs.dataset))
 	}
+	if !pvc.DeletionTimestamp.IsZero() {
+		return r.volumeGoing(s, pvc)
+	}
 	fuse := s.eng.Volume(s.rt)
 	pv, err := volume.PV(s.ds, volume.Spec{
 		FluidPath: fuse.Path, MountType: fuse.MountType, ClaimUID: pvc.UID,
 		RuntimeName: s.rt.GetName(), RuntimeNamespace: s.rt.GetNamespace(), CleanPolicy: string(fuse.CleanPolicy),
+		FuseNodeSelector: s.rt.GetFuseNodeSelector(),
 	})
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
+	want := pv.Spec.NodeAffinity
 	if err := r.createIfMissing(ctx, pv); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	if !volume.Owns(s.ds, pv) {
 		return r.volumeConflict(s, fmt.Sprintf("PV %s exists and was not created by Sluice for Dataset %s (another Dataset's, or not Sluice's): delete it, or rename the Dataset", pv.Name, s.obs.dataset))
 	}
-	return ctrl.Result{}, true, nil
+	if !pv.DeletionTimestamp.IsZero() {
+		return r.volumeGoing(s, pv)
+	}
+	return r.syncPVNodeAffinity(ctx, s, pvc, pv, want)
 }
 
 // volumeConflict stops the reconcile, reporting VolumeBound=False.

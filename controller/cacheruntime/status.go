@@ -40,10 +40,20 @@ type observations struct {
 	// volumeConflict says which PVC or PV of the Dataset's name Sluice did
 	// not create, "" when none.
 	volumeConflict string
-	// cacheAffinity points at the nodes labelled as holding the cache.
-	cacheAffinity *corev1.NodeAffinity
+	// volumeGoing says which of the Dataset's PVC and PV is being deleted
+	// (to be created anew), "" when none.
+	volumeGoing string
+	// cacheAffinity is where the cache is (labelNodes): the runtime's
+	// status.cacheAffinity.
+	cacheAffinity *observedAffinity
 	// cacheStates are the figures read from the engine's metrics.
 	cacheStates datav1alpha1.CacheStateList
+}
+
+// observedAffinity is the cacheAffinity observed; affinity nil says that
+// nothing is known of where the cache is, and clears the status field.
+type observedAffinity struct {
+	affinity *corev1.NodeAffinity
 }
 
 // datasetFound is what the reconcile found of the Dataset.
@@ -122,7 +132,7 @@ func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alph
 		}
 	}
 	if o.cacheAffinity != nil {
-		s.CacheAffinity = o.cacheAffinity.DeepCopy()
+		s.CacheAffinity = o.cacheAffinity.affinity.DeepCopy()
 	}
 	if o.cacheStates != nil {
 		s.CacheStates = o.cacheStates
@@ -177,6 +187,8 @@ func roots(o observations) map[string]verdict {
 	switch {
 	case o.volumeConflict != "":
 		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeConflict, o.volumeConflict}
+	case o.volumeGoing != "":
+		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeDeleting, o.volumeGoing}
 	case o.bound:
 		v[ConditionVolumeBound] = verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
 	}

@@ -126,10 +126,16 @@ func TestRuntimeStatusCounts(t *testing.T) {
 	if got.FuseNumberReady != 1 || got.DesiredFuseNumberScheduled != 3 || got.FuseNumberUnavailable != 2 || got.FusePhase != datav1alpha1.RuntimePhasePartialReady {
 		t.Errorf("FUSE counts: %+v", got)
 	}
-	aff := &corev1.NodeAffinity{}
+	aff := &observedAffinity{affinity: &corev1.NodeAffinity{}}
 	got = runtimeStatus(got, observations{cacheAffinity: aff, cacheStates: datav1alpha1.CacheStateList{datav1alpha1.Cached: "1KiB"}})
 	if got.CacheAffinity == nil || got.CacheStates[datav1alpha1.Cached] != "1KiB" || got.FuseNumberReady != 1 {
 		t.Errorf("cache affinity and states: %+v", got)
+	}
+	if kept := runtimeStatus(got, observations{}); kept.CacheAffinity == nil {
+		t.Errorf("a reconcile that did not observe the workers cleared the cache affinity")
+	}
+	if cleared := runtimeStatus(got, observations{cacheAffinity: &observedAffinity{}}); cleared.CacheAffinity != nil {
+		t.Errorf("nothing known of the cache's place, yet cacheAffinity %+v", cleared.CacheAffinity)
 	}
 }
 

@@ -2,6 +2,8 @@ package volume
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -39,6 +41,25 @@ type Spec struct {
 	// AccessModes are the PV's access modes; nil takes the dataset's
 	// (AccessModes).
 	AccessModes []corev1.PersistentVolumeAccessMode
+	// FuseNodeSelector is the runtime's spec.fuse.nodeSelector: the nodes
+	// the FUSE may run on, and so the PV's nodeAffinity (NodeAffinity).
+	FuseNodeSelector map[string]string
+}
+
+// NodeAffinity is a dataset PV's nodeAffinity for the runtime's FUSE node
+// selector, as Fluid writes it: one term requiring each label (In its
+// value; keys sorted), nil without a selector. The scheduler then places
+// every Pod using the PV on a node where FUSE may run, including Pods the
+// webhook did not mutate.
+func NodeAffinity(fuseNodeSelector map[string]string) *corev1.VolumeNodeAffinity {
+	if len(fuseNodeSelector) == 0 {
+		return nil
+	}
+	var reqs []corev1.NodeSelectorRequirement
+	for _, k := range slices.Sorted(maps.Keys(fuseNodeSelector)) {
+		reqs = append(reqs, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{fuseNodeSelector[k]}})
+	}
+	return &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: reqs}}}}
 }
 
 // Name is the PV name of a dataset, "<namespace>-<name>", also its CSI volume handle.
@@ -96,6 +117,7 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 			AccessModes:                   modes,
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: size},
 			StorageClassName:              "fluid",
+			NodeAffinity:                  NodeAffinity(s.FuseNodeSelector),
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ds.Namespace, Name: ds.Name, UID: s.ClaimUID},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{

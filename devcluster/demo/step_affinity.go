@@ -16,8 +16,10 @@ import (
 
 // dataAffinity creates the sample Pod "trainer" and shows the data
 // affinity the webhook injected and the cache node kube-scheduler chose;
-// then, with the cache nodes full, a Pod that requires its data locally
-// stays Pending with the scheduler's reason.
+// then, with the cache nodes full, another such Pod is placed in the
+// cache's zone (the zone tier, from the runtime's cacheAffinity), and a Pod
+// that requires its data locally stays Pending with the scheduler's
+// reason.
 func (s *story) dataAffinity(ctx context.Context) error {
 	pod, err := samplePod("trainer")
 	if err != nil {
@@ -43,6 +45,11 @@ func (s *story) dataAffinity(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	nearby, err := s.inCacheZone(ctx, pod)
+	if err != nil {
+		return err
+	}
+	fillers = append(fillers, nearby)
 	required := pod.DeepCopy()
 	required.ObjectMeta = metav1.ObjectMeta{Name: "trainer-required", Namespace: ns, Labels: map[string]string{
 		datav1alpha1.LabelServerfulInject: "true", "fluid.io/dataset." + dataset + ".sched": datav1alpha1.SchedRequired}}
@@ -74,6 +81,38 @@ func (s *story) dataAffinity(ctx context.Context) error {
 	}
 	s.say("Pod %s stays Pending: %s", required.Name, reason)
 	return s.deleteAndWait(ctx, append(fillers, required))
+}
+
+// inCacheZone creates a copy of the sample Pod named trainer-nearby while
+// the cache nodes are full, and shows kube-scheduler placing it on another
+// node of the cache's zone, which its zone term (weight 50, with the
+// region's 20) prefers over the nodes of the other zones.
+func (s *story) inCacheZone(ctx context.Context, sample *corev1.Pod) (*corev1.Pod, error) {
+	p := sample.DeepCopy()
+	p.ObjectMeta = metav1.ObjectMeta{Name: "trainer-nearby", Namespace: ns, Labels: sample.Labels}
+	p.Spec.Affinity, p.Spec.NodeName = nil, ""
+	if err := s.createAdmitted(ctx, p); err != nil {
+		return nil, err
+	}
+	want := fmt.Sprintf("%s In %v", corev1.LabelTopologyZone, s.cacheZones)
+	if !slices.ContainsFunc(preferredOn(p), func(t string) bool { return strings.Contains(t, want) }) {
+		return nil, fmt.Errorf("the webhook admitted Pod %s without the preferred zone term %q: %v", p.Name, want, preferredOn(p))
+	}
+	s.say("Pod %s admitted with the same data affinity, the cache nodes full", p.Name)
+	node, err := s.scheduled(ctx, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	n := &corev1.Node{}
+	if err := s.Client.Get(ctx, client.ObjectKey{Name: node}, n); err != nil {
+		return nil, err
+	}
+	zone := n.Labels[corev1.LabelTopologyZone]
+	if slices.Contains(s.cacheNodes, node) || !slices.Contains(s.cacheZones, zone) {
+		return nil, fmt.Errorf("kube-scheduler placed Pod %s on %s (zone %s), not on another node of the cache's zone %v", p.Name, node, zone, s.cacheZones)
+	}
+	s.say("kube-scheduler placed Pod %s on %s, in the cache's zone %s", p.Name, node, zone)
+	return p, nil
 }
 
 // scheduled waits for kube-scheduler to bind the Pod and returns its node.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,7 +85,58 @@ func (s *story) datasetBound(ctx context.Context) error {
 		return err
 	}
 	s.say("node label %s=true on %v, exactly the workers' nodes", key, labelled)
+	if err := s.reportCacheAffinity(ctx); err != nil {
+		return err
+	}
 	return s.reportCacheStates(ctx, ns, dataset)
+}
+
+// reportCacheAffinity waits for the runtime's status.cacheAffinity to name
+// the zones of the cache nodes (the Dataset's nodeAffinity narrowed to
+// where the workers run), and prints it: the zone and region tiers of the
+// Pods' data affinity come from it.
+func (s *story) reportCacheAffinity(ctx context.Context) error {
+	zones := map[string]bool{}
+	for _, name := range s.cacheNodes {
+		n := &corev1.Node{}
+		if err := s.Client.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+			return err
+		}
+		zones[n.Labels[corev1.LabelTopologyZone]] = true
+	}
+	s.cacheZones = sorted(zones)
+	rt := &datav1alpha1.JuiceFSRuntime{}
+	var terms []string
+	err := s.waitFor(ctx, 30*time.Second, fmt.Sprintf("the runtime's cacheAffinity to name zone %v", s.cacheZones), func() (bool, string, error) {
+		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: dataset}, rt); err != nil {
+			return false, "", err
+		}
+		terms = requiredTerms(rt.Status.CacheAffinity)
+		want := fmt.Sprintf("%s In %v", corev1.LabelTopologyZone, s.cacheZones)
+		return slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(t, want) }), fmt.Sprintf("%v", terms), nil
+	})
+	if err != nil {
+		return err
+	}
+	s.say("JuiceFSRuntime %s status.cacheAffinity: %s", dataset, strings.Join(terms, " OR "))
+	return nil
+}
+
+// requiredTerms prints a node affinity's required terms, one
+// "key op values, ..." string each.
+func requiredTerms(a *corev1.NodeAffinity) []string {
+	var out []string
+	if a == nil || a.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return nil
+	}
+	for _, t := range a.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		var reqs []string
+		for _, e := range t.MatchExpressions {
+			reqs = append(reqs, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
+		}
+		out = append(out, strings.Join(reqs, ", "))
+	}
+	return out
 }
 
 // reportCacheStates waits for the cache states the controller reports and

@@ -26,8 +26,9 @@ type story struct {
 	Cluster
 	out   io.Writer
 	start time.Time
-	// cacheNodes are the nodes running the Dataset's ready workers.
-	cacheNodes []string
+	// cacheNodes are the nodes running the Dataset's ready workers, and
+	// cacheZones their zones.
+	cacheNodes, cacheZones []string
 }
 
 // Run plays the story's steps in order and returns the first failure.

@@ -3,8 +3,8 @@
 # Serverful Pods that use datasets prefer nodes that cache them (tiered
 # locality: node, zone, region), require them when labelled
 # fluid.io/dataset.<name>.sched=required, and require nodes where the
-# runtime's FUSE may run. Serverful Pods that use no dataset may prefer nodes
-# without cache. Required requirements are AND-ed into every existing
+# runtime's FUSE may run. Serverful Pods that use no dataset prefer nodes
+# without cache (on by default, as in Fluid). Required requirements are AND-ed into every existing
 # required term of the Pod by the Go mutator.
 package sluice.mutating
 
@@ -74,7 +74,12 @@ preferred_terms contains {"weight": 100, "preference": {"matchExpressions": [{"k
 	not constrained_key("fluid.io/dataset-num")
 }
 
-prefers_no_cache_candidate if input.pod.metadata.labels["fuse.serverful.fluid.io/inject"] == "true"
+# Fluid runs PreferNodesWithoutCache for serverful Pods without datasets;
+# a Pod labelled for a sidecar too is serverless there, and gets nothing.
+prefers_no_cache_candidate if {
+	not serverless
+	input.pod.metadata.labels["fuse.serverful.fluid.io/inject"] == "true"
+}
 
 prefers_no_cache_candidate if data.sluice.config.mutating.preferNodesWithoutCache.allPods
 

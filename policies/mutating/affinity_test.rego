@@ -81,14 +81,37 @@ test_two_datasets_each_get_preferences if {
 	cache_pref("b") in d.affinity.preferred
 }
 
-test_prefer_nodes_without_cache_when_enabled if {
+no_cache_pref := {"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}
+
+# On by default, as in Fluid's default webhook plugin profile
+# (serverful.withoutDataset: [PreferNodesWithoutCache]).
+test_prefer_nodes_without_cache_is_on_by_default if {
 	d := mutating.decision with input as input_for(serverful_pod, [])
-		with data.sluice.config.mutating.preferNodesWithoutCache.enabled as true
-	d.affinity.preferred == {{"weight": 100, "preference": {"matchExpressions": [{"key": "fluid.io/dataset-num", "operator": "DoesNotExist"}]}}}
+	d.affinity.preferred == {no_cache_pref}
 }
 
-test_prefer_nodes_without_cache_is_off_by_default if {
+test_prefer_nodes_without_cache_can_be_turned_off if {
 	d := mutating.decision with input as input_for(serverful_pod, [])
+		with data.sluice.config.mutating.preferNodesWithoutCache.enabled as false
+	d.affinity.preferred == set()
+}
+
+test_prefer_nodes_without_cache_not_for_dataset_pods if {
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(bound("imagenet")))
+	not no_cache_pref in d.affinity.preferred
+}
+
+test_prefer_nodes_without_cache_not_for_unlabelled_or_serverless_pods if {
+	both := pod({"fuse.serverful.fluid.io/inject": "true", "serverless.fluid.io/inject": "true"}, {})
+	every p in [plain_pod, serverless_pod, both] {
+		d := mutating.decision with input as input_for(p, [])
+		d.affinity.preferred == set()
+	}
+}
+
+test_prefer_nodes_without_cache_leaves_a_pod_constraining_dataset_num if {
+	p := json.patch(serverful_pod, [{"op": "add", "path": "/spec/nodeSelector", "value": {"fluid.io/dataset-num": "1"}}])
+	d := mutating.decision with input as input_for(p, [])
 	d.affinity.preferred == set()
 }
 

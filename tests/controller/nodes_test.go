@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -48,14 +49,17 @@ func setPodReady(t *testing.T, p *corev1.Pod, ready bool) {
 
 // TestJuiceFSNodeCacheLabels shows the controller labels exactly the nodes
 // running ready workers with the Dataset's cache, capacity, dataset-num and
-// exclusive labels, follows worker readiness, records cacheAffinity, and
-// unlabels the nodes when the runtime is deleted.
+// exclusive labels, follows worker readiness, records the ready workers'
+// zones in cacheAffinity, and unlabels the nodes when the runtime is
+// deleted.
 func TestJuiceFSNodeCacheLabels(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	nodes := []string{ns + "-n1", ns + "-n2", ns + "-n3"}
-	for _, n := range nodes {
-		if err := env.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: map[string]string{"fluid.io/s-h-juicefs-t-other-ds": "1GiB"}}}); err != nil {
+	for i, n := range nodes {
+		labels := map[string]string{"fluid.io/s-h-juicefs-t-other-ds": "1GiB",
+			corev1.LabelTopologyZone: fmt.Sprintf("zone-%d", i), corev1.LabelTopologyRegion: "region-1"}
+		if err := env.Client.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, Labels: labels}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,13 +109,21 @@ func TestJuiceFSNodeCacheLabels(t *testing.T) {
 	eventually(t, 20*time.Second, "both worker nodes carry the cache labels", func() bool { return hasAll(nodes[0]) && hasAll(nodes[1]) })
 
 	runtime := &datav1alpha1.JuiceFSRuntime{}
-	eventually(t, 10*time.Second, "the runtime records its cacheAffinity", func() bool {
-		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco"}, runtime) == nil && runtime.Status.CacheAffinity != nil
-	})
-	terms := runtime.Status.CacheAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	if len(terms) != 1 || terms[0].MatchExpressions[0].Key != cache || terms[0].MatchExpressions[0].Values[0] != "true" {
-		t.Fatalf("cacheAffinity = %+v", runtime.Status.CacheAffinity)
+	// cacheZones waits for the cacheAffinity to name the ready workers'
+	// zones and their region.
+	cacheZones := func(what string, zones ...string) {
+		t.Helper()
+		want := []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: zones},
+			{Key: corev1.LabelTopologyRegion, Operator: corev1.NodeSelectorOpIn, Values: []string{"region-1"}},
+		}}}
+		eventually(t, 10*time.Second, what, func() bool {
+			return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco"}, runtime) == nil && runtime.Status.CacheAffinity != nil &&
+				runtime.Status.CacheAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil &&
+				equality.Semantic.DeepEqual(want, runtime.Status.CacheAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+		})
 	}
+	cacheZones("the runtime's cacheAffinity names both workers' zones", "zone-0", "zone-1")
 
 	// A ready pod that only looks like a worker (the selector's labels, no
 	// controller) does not make its node a cache node (reliability audit
@@ -132,6 +144,7 @@ func TestJuiceFSNodeCacheLabels(t *testing.T) {
 	if !hasAll(nodes[0]) {
 		t.Fatalf("the ready worker's node lost labels: %v", labelsOf(nodes[0]))
 	}
+	cacheZones("the unready worker's zone leaves the cacheAffinity", "zone-0")
 	if l := labelsOf(nodes[2]); l[cache] != "" {
 		t.Fatalf("the node of a pod that only looks like a worker was labelled: %v", l)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -110,5 +111,23 @@ func TestOptOutAndUnrelatedPodsAreUntouched(t *testing.T) {
 		if pod.Spec.Affinity != nil || pod.Annotations[datav1alpha1.AnnotationDatasetsInUse] != "" {
 			t.Errorf("%s was mutated: %+v %v", pod.Name, pod.Spec.Affinity, pod.Annotations)
 		}
+	}
+}
+
+// TestServerfulPodWithoutDatasetPrefersNodesWithoutCache: by default, as
+// in Fluid's default plugin profile, a serverful Pod that uses no dataset
+// is stored preferring nodes that hold no cache (PreferNodesWithoutCache).
+func TestServerfulPodWithoutDatasetPrefersNodesWithoutCache(t *testing.T) {
+	ns := env.Namespace(t)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns, Labels: serverful},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
+	if err := env.Client.Create(ctxT(t), pod); err != nil {
+		t.Fatal(err)
+	}
+	want := []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
+		{Key: datav1alpha1.LabelDatasetNum, Operator: corev1.NodeSelectorOpDoesNotExist},
+	}}}}
+	if a := pod.Spec.Affinity; a == nil || a.NodeAffinity == nil || !equality.Semantic.DeepEqual(want, a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) {
+		t.Fatalf("stored affinity %+v, want only %+v", pod.Spec.Affinity, want)
 	}
 }
