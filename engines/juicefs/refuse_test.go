@@ -60,6 +60,15 @@ func TestValuesRefuseWhatTheyCannotHonour(t *testing.T) {
 		{"a quota on the root", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.Mounts[0].MountPoint, ds.Spec.Mounts[0].Options["quota"] = "juicefs:///", "10Gi"
 		}, []string{`options["quota"]`, "sub-directory"}},
+		{"a tier path with ..", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels[0].Path = "/mnt/cache/../../etc"
+		}, []string{"spec.tieredstore.levels[0].path", `".." segment`}},
+		{"a tier path inside Sluice's runtime directories", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels[0].Path = "/mnt/cache/.sluice/team-b/other"
+		}, []string{"spec.tieredstore.levels[0].path", ".sluice segment"}},
+		{"a relative cache directory in the options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.Fuse.Options = map[string]string{"cache-dir": "/mnt/fuse:cache"}
+		}, []string{`spec.fuse.options["cache-dir"]`, `"cache" is not an absolute path`}},
 		{"an unknown worker option", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Worker.Options = map[string]string{"cache-szie": "1"}
 		}, []string{`spec.worker.options["cache-szie"]`}},
