@@ -136,7 +136,8 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	allowed("the controller resumes a cache cleanup Job", controller.Update(ctx, resumed))
 	allowed("the controller deletes a cache cleanup Job", controller.Delete(ctx, resumed))
 	stray := cleanupJob(t)
-	stray.Name, stray.Labels = "stray", nil
+	// (An empty metadata.labels would be defaulted from the template's.)
+	stray.Name, stray.Labels, stray.Spec.Template.Labels = "stray", nil, nil
 	refused("the controller creates an unlabelled Job mounting a host directory", onlyManaged, controller.Create(ctx, stray))
 
 	theirs := cm("team-a", "theirs", nil)
