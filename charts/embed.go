@@ -5,7 +5,7 @@ import (
 	"io/fs"
 )
 
-//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake all:fakeop all:dataop
+//go:embed all:juicefs all:alluxio all:jindo all:thin all:fake all:fakeop all:dataop all:cachecleanup
 var all embed.FS
 
 // Each engine's chart: the directory's files, rooted at Chart.yaml.
@@ -25,6 +25,11 @@ var (
 // DataOp is the chart of one data operation: the Job, or the CronJob for
 // policy Cron, that runs it (values from engines/dataop).
 var DataOp = mustSub("dataop")
+
+// CacheCleanup is the chart of a deleted runtime's cache cleanup: the Jobs
+// that free its cache and remove its cache directories on the nodes that
+// held it (values from engines/cachecleanup).
+var CacheCleanup = mustSub("cachecleanup")
 
 func mustSub(dir string) fs.FS {
 	sub, err := fs.Sub(all, dir)

@@ -20,9 +20,11 @@ package controller
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 
-// The engines' releases.
+// The engines' releases, and the Jobs of a deleted runtime's cache cleanup
+// (charts/cachecleanup).
 // +kubebuilder:rbac:groups=apps,resources=statefulsets;daemonsets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
 
 // Helm's release records: its secret storage driver (controller/helm) keeps
 // one Secret per revision in the runtime's namespace, which may be any

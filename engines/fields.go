@@ -278,13 +278,25 @@ func EmptyDirOnly(v any) string {
 }
 
 // CleanCachePolicyFields are the rows of a runtime's cleanCachePolicy
-// (under spec.management, or spec for Jindo): warned while they differ
-// from the CRD's defaults, because cache cleanup on deletion is not
-// implemented yet.
+// (under spec.management, or spec for Jindo), which bounds the cache
+// cleanup of its deletion (engines/cachecleanup): honoured by the
+// controller for every engine, refusing values no Job could take.
 func CleanCachePolicyFields(under string) []Field {
-	const msg = "has no effect yet: Sluice does not clean caches on deletion (a deleted runtime's hostPath cache directories keep their data)"
+	const where = "the controller's cache cleanup on deletion, charts/cachecleanup"
 	return []Field{
-		{Path: under + ".cleanCachePolicy.gracePeriodSeconds", Support: Warned, Note: msg, Default: "60"},
-		{Path: under + ".cleanCachePolicy.maxRetryAttempts", Support: Warned, Note: msg, Default: "3"},
+		{Path: under + ".cleanCachePolicy.gracePeriodSeconds", Support: Honoured, ActsOutsideChart: where, Check: atLeast(1),
+			Note: "how long one cleanup attempt on a node may take (the cleanup pod's activeDeadlineSeconds); default 60"},
+		{Path: under + ".cleanCachePolicy.maxRetryAttempts", Support: Honoured, ActsOutsideChart: where, Check: atLeast(0),
+			Note: "how often a failed cleanup attempt is retried (the cleanup Job's backoffLimit) before the deletion goes on with a warning; default 3"},
+	}
+}
+
+// atLeast is a Field.Check refusing an *int32 below least.
+func atLeast(least int32) func(v any) string {
+	return func(v any) string {
+		if n, ok := v.(*int32); ok && n != nil && *n < least {
+			return fmt.Sprintf("%d is below %d", *n, least)
+		}
+		return ""
 	}
 }

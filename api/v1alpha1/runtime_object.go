@@ -28,6 +28,10 @@ type RuntimeObject interface {
 	// GetFuseCleanPolicy returns spec.fuse.cleanPolicy as written (empty
 	// when unset: the engine or a profile may supply the default).
 	GetFuseCleanPolicy() FuseCleanPolicy
+	// GetCleanCachePolicy returns the cleanCachePolicy that bounds the
+	// cache cleanup of the runtime's deletion (spec.management's, or
+	// spec's for a JindoRuntime).
+	GetCleanCachePolicy() CleanCachePolicy
 }
 
 var (
@@ -122,3 +126,21 @@ func (r *ThinRuntime) GetFuseNodeSelector() map[string]string { return r.Spec.Fu
 // GetFuseCleanPolicy implements RuntimeObject; the profile's policy applies
 // when the runtime sets none.
 func (r *ThinRuntime) GetFuseCleanPolicy() FuseCleanPolicy { return r.Spec.Fuse.CleanPolicy }
+
+// GetCleanCachePolicy implements RuntimeObject.
+func (r *AlluxioRuntime) GetCleanCachePolicy() CleanCachePolicy {
+	return r.Spec.Management.CleanCachePolicy
+}
+
+// GetCleanCachePolicy implements RuntimeObject.
+func (r *JuiceFSRuntime) GetCleanCachePolicy() CleanCachePolicy {
+	return r.Spec.Management.CleanCachePolicy
+}
+
+// GetCleanCachePolicy implements RuntimeObject.
+func (r *JindoRuntime) GetCleanCachePolicy() CleanCachePolicy { return r.Spec.CleanCachePolicy }
+
+// GetCleanCachePolicy implements RuntimeObject.
+func (r *ThinRuntime) GetCleanCachePolicy() CleanCachePolicy {
+	return r.Spec.Management.CleanCachePolicy
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
@@ -70,6 +71,9 @@ type Reconciler struct {
 	// the runtime the write returned, which the server holds at least.
 	writes ownwrites.Memory[datav1alpha1.RuntimeObject]
 	chart  helm.ChartLoader
+	// cleanupChart is charts/cachecleanup, the chart of a deletion's cache
+	// cleanup (cleanup.go).
+	cleanupChart helm.ChartLoader
 	// releases spares unchanged runtimes a read of Helm's storage.
 	releases helm.Memo
 }
@@ -166,9 +170,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 }
 
 // reconcileDelete waits for the Pods using the Dataset (reporting InUse;
-// the runtime's Dataset shares its name and namespace),
-// then uninstalls the release, removes the PVC and PV, returns the Dataset
-// to NotBound and releases the finalizer.
+// the runtime's Dataset shares its name and namespace), then cleans the
+// cache up (cleanup.go, reporting CacheCleaned), uninstalls the release,
+// removes the PVC and PV, returns the Dataset to NotBound and releases the
+// finalizer.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	users, err := volume.UsersOf(ctx, r.Client, s.rt.GetNamespace(), s.rt.GetName())
 	if err != nil {
@@ -185,7 +190,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		}
 		r.event(s.rt, corev1.EventTypeWarning, "ForceDelete", "Delete", "%s", volume.ForcedNote(users))
 	}
-	return ctrl.Result{}, r.delete(ctx, s.rt)
+	return r.delete(ctx, s)
 }
 
 // forced says whether the runtime or its Dataset (deleted with it) asks
@@ -220,8 +225,9 @@ func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, a
 
 // SetupWithManager registers the reconciler, woken by its runtime kind, the
 // Dataset of the same name, the StatefulSets of its release (by Helm's
-// release annotations), its engine's pods and the Pods that mount its
-// Dataset's PVC (watches.go says which changes count).
+// release annotations), its engine's pods, the Pods that mount its
+// Dataset's PVC and the Jobs of its deletion's cache cleanup (watches.go
+// says which changes count).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
 	if r.Client == nil || r.Engine == nil || r.Helm == nil {
@@ -236,7 +242,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged))
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged)).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.cleanupJobRequests))
 	for _, w := range r.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))
 	}

@@ -23,6 +23,12 @@ const (
 	// ConditionVolumeBound: the Dataset's PVC and PV exist and the Dataset
 	// is Bound to the runtime.
 	ConditionVolumeBound = "VolumeBound"
+	// ConditionCacheCleaned, set only while the runtime is deleted: the
+	// cache cleanup is running (False, CleaningCache), removed the cache
+	// directories (True, CacheCleaned) or gave up (False, CleanupFailed,
+	// naming each node and its error). It is no root condition; Ready
+	// repeats it while it is set.
+	ConditionCacheCleaned = "CacheCleaned"
 )
 
 // rootConditions are the conditions Ready summarises, in the order the
@@ -86,11 +92,26 @@ const (
 	// ReasonRuntimeDeleted: the Dataset's Ready after its runtime was
 	// deleted (the Dataset is NotBound again).
 	ReasonRuntimeDeleted = "RuntimeDeleted"
+	// ReasonCleaningCache: the runtime is being deleted and its cache
+	// cleanup runs (CacheCleaned=False); the message says which step.
+	ReasonCleaningCache = "CleaningCache"
+	// ReasonCacheCleaned: the cache cleanup removed the runtime's cache
+	// directories on every node that held them (CacheCleaned=True).
+	ReasonCacheCleaned = "CacheCleaned"
+	// ReasonCleanupFailed: the cache cleanup gave up on some nodes (a Job
+	// failed or outlasted the cleanCachePolicy's bounds) or could not
+	// run; the message names each node and its error, and the deletion
+	// goes on (CacheCleaned=False).
+	ReasonCleanupFailed = "CleanupFailed"
 )
 
 // Finalizer keeps a runtime until its release, volumes and binding are
 // cleaned up.
 const Finalizer = "data.sluice.io/runtime"
+
+// normalReasons are reasons of a not-ready runtime that are reported as
+// Normal events, not warnings, besides those of waitMessages.
+var normalReasons = map[string]bool{ReasonDatasetNotFound: true, ReasonCleaningCache: true, ReasonCacheCleaned: true}
 
 // waitMessages explain the reasons that mean "still starting" (reported as
 // Normal events, not warnings).

@@ -290,11 +290,13 @@ func (r *Reconciler) deleteOwned(ctx context.Context, ds *datav1alpha1.Dataset, 
 	return client.IgnoreNotFound(r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
 }
 
-// delete uninstalls the release, removes the PVC and PV, returns the
-// Dataset to NotBound and releases the finalizer.
-func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) error {
+// delete cleans the runtime's cache up (cleanCache), uninstalls the
+// release, removes the PVC and PV, returns the Dataset to NotBound and
+// releases the finalizer; a cleanup in progress has it come back.
+func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	rt := s.rt
 	if !controllerutil.ContainsFinalizer(rt, Finalizer) {
-		return nil
+		return ctrl.Result{}, nil
 	}
 	ds := &datav1alpha1.Dataset{}
 	err := r.Client.Get(ctx, client.ObjectKeyFromObject(rt), ds)
@@ -303,47 +305,50 @@ func (r *Reconciler) delete(ctx context.Context, rt datav1alpha1.RuntimeObject) 
 	case err == nil:
 		key, found = datav1alpha1.KeyOf(ds), ds
 	case !apierrors.IsNotFound(err):
-		return err
+		return ctrl.Result{}, err
 	}
 	if found != nil && boundElsewhere(found, rt, r.Engine.Type()) != "" {
 		// The Dataset is another runtime's (of another kind, with this
 		// name): the release, volumes and node labels of that name are
 		// that runtime's, and this one never had any.
 		controllerutil.RemoveFinalizer(rt, Finalizer)
-		return r.update(ctx, rt)
+		return ctrl.Result{}, r.update(ctx, rt)
 	}
 	hc, err := r.Helm(rt.GetNamespace())
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
+	}
+	if res, done, err := r.cleanCache(ctx, s, hc); err != nil || !done {
+		return res, err
 	}
 	r.releases.Forget(client.ObjectKeyFromObject(rt).String())
 	chart, err := r.chart.Load(r.Engine.Chart())
 	if err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	if _, err := hc.UninstallChart(rt.GetName(), chart.Metadata.Name); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	// The PVC and PV go even when the Dataset is gone already (deleted with
 	// its runtime, as `kubectl delete -f` of both does); they are named
 	// after it.
 	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.GetNamespace(), Name: rt.GetName()}}
 	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}}); err != nil {
-		return err
+		return ctrl.Result{}, err
 	}
 	if found != nil {
 		patch := client.MergeFrom(ds.DeepCopy())
 		ds.Status = unboundDatasetStatus(ds, rt, r.Engine.Type())
 		if err := r.Client.Status().Patch(ctx, ds, patch); err != nil {
-			return err
+			return ctrl.Result{}, err
 		}
 	}
 	controllerutil.RemoveFinalizer(rt, Finalizer)
-	return r.update(ctx, rt)
+	return ctrl.Result{}, r.update(ctx, rt)
 }

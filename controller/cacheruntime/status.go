@@ -48,6 +48,9 @@ type observations struct {
 	cacheAffinity *observedAffinity
 	// cacheStates are the figures read from the engine's metrics.
 	cacheStates datav1alpha1.CacheStateList
+	// cleanup is the deletion's cache cleanup (CacheCleaned), nil when
+	// none was observed.
+	cleanup *verdict
 }
 
 // observedAffinity is the cacheAffinity observed; affinity nil says that
@@ -207,7 +210,8 @@ func componentVerdict(c *counts, none, ready, notReady, what string) verdict {
 
 // conditions are prev with the root conditions o decides, those never
 // decided Unknown (Pending), and Ready summarising them (or InUse while a
-// deletion waits).
+// deletion waits, or the cache cleanup's state, CacheCleaned, once it
+// runs).
 func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
 	conds := slices.Clone(prev)
 	set := func(typ string, v verdict) {
@@ -234,6 +238,9 @@ func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
 	case o.inUse != nil:
 		ready = &verdict{metav1.ConditionFalse, ReasonInUse,
 			fmt.Sprintf("deletion waits for Pods using the Dataset to finish: %s", strings.Join(o.inUse, ", "))}
+	case o.cleanup != nil:
+		set(ConditionCacheCleaned, *o.cleanup)
+		ready = &verdict{metav1.ConditionFalse, o.cleanup.reason, o.cleanup.message}
 	case ready == nil:
 		ready = &verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
 	}
@@ -299,7 +306,9 @@ type readyNote struct {
 // readyEvent is the Event for Ready going from prev (nil: never set) to
 // next, if any: every change of Ready's status or reason, except a new
 // runtime starting to wait (its release event says it started). Waiting,
-// binding and a missing Dataset are Normal; every other failure a Warning.
+// binding, a missing Dataset and a cache cleanup running or done are
+// Normal; every other failure (a cache cleanup that gave up among them) a
+// Warning.
 func readyEvent(prev, next *metav1.Condition) (readyNote, bool) {
 	if next == nil {
 		return readyNote{}, false
@@ -309,7 +318,7 @@ func readyEvent(prev, next *metav1.Condition) (readyNote, bool) {
 		return readyNote{}, false
 	}
 	typ := corev1.EventTypeNormal
-	if next.Status != metav1.ConditionTrue && waitMessages[next.Reason] == "" && next.Reason != ReasonDatasetNotFound {
+	if next.Status != metav1.ConditionTrue && waitMessages[next.Reason] == "" && !normalReasons[next.Reason] {
 		typ = corev1.EventTypeWarning
 	}
 	return readyNote{typ: typ, reason: next.Reason, note: next.Message}, true

@@ -220,6 +220,9 @@ func TestReadyEvent(t *testing.T) {
 		{"still bound", boundC, boundC, ""},
 		{"masters, then workers", cond(metav1.ConditionFalse, ReasonMastersNotReady), waitingC, corev1.EventTypeNormal},
 		{"release failed", boundC, cond(metav1.ConditionFalse, ReasonReleaseFailed), corev1.EventTypeWarning},
+		{"the cache cleanup starts", boundC, cond(metav1.ConditionFalse, ReasonCleaningCache), corev1.EventTypeNormal},
+		{"the cache cleanup is done", cond(metav1.ConditionFalse, ReasonCleaningCache), cond(metav1.ConditionFalse, ReasonCacheCleaned), corev1.EventTypeNormal},
+		{"the cache cleanup gave up", cond(metav1.ConditionFalse, ReasonCleaningCache), cond(metav1.ConditionFalse, ReasonCleanupFailed), corev1.EventTypeWarning},
 	} {
 		e, ok := readyEvent(tc.prev, tc.next)
 		if ok != (tc.typ != "") || ok && (e.typ != tc.typ || e.reason != tc.next.Reason || e.note != tc.next.Message) {
@@ -260,5 +263,31 @@ func TestLongMessagesAreCut(t *testing.T) {
 	}
 	if c := meta.FindStatusCondition(conds, ConditionReady); c == nil || c.Reason != ReasonReleaseFailed || !strings.HasPrefix(c.Message, "xxx") {
 		t.Fatalf("Ready = %+v", c)
+	}
+}
+
+// TestCleanupConditions: while a deletion's cache cleanup runs, and once it
+// concluded, CacheCleaned says so and Ready repeats it; the root
+// conditions keep what they said.
+func TestCleanupConditions(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	bound := runtimeStatus(&datav1alpha1.RuntimeStatus{}, observations{now: now, dataset: "n/d", datasetFound: &datasetFound{exists: true},
+		engine: &engineVerdict{}, components: &componentCounts{}, bound: true})
+	for _, v := range []verdict{
+		{metav1.ConditionFalse, ReasonCleaningCache, "removing the cache directories on node a"},
+		{metav1.ConditionTrue, ReasonCacheCleaned, "removed the cache directories on node a"},
+		{metav1.ConditionFalse, ReasonCleanupFailed, "the cache cleanup gave up, the deletion goes on: node a: Job x failed"},
+	} {
+		s := runtimeStatus(bound, observations{now: now, dataset: "n/d", cleanup: &v})
+		c, r := meta.FindStatusCondition(s.Conditions, ConditionCacheCleaned), meta.FindStatusCondition(s.Conditions, ConditionReady)
+		if c == nil || c.Status != v.status || c.Reason != v.reason || c.Message != v.message {
+			t.Errorf("CacheCleaned = %+v, want %+v", c, v)
+		}
+		if r == nil || r.Status != metav1.ConditionFalse || r.Reason != v.reason || r.Message != v.message {
+			t.Errorf("Ready = %+v, want False with %+v", r, v)
+		}
+		if b := meta.FindStatusCondition(s.Conditions, ConditionVolumeBound); b == nil || b.Reason != ReasonBound {
+			t.Errorf("VolumeBound = %+v, want it kept", b)
+		}
 	}
 }

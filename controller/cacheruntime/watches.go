@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines/cachecleanup"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
@@ -96,4 +97,14 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: name}})
 	}
 	return append(out, enginePodRequests(p)...)
+}
+
+// cleanupJobRequests maps a cache cleanup Job of this reconciler's engine
+// (labelled by engines/cachecleanup) to the runtime whose deletion runs it.
+func (r *Reconciler) cleanupJobRequests(_ context.Context, o client.Object) []reconcile.Request {
+	l := o.GetLabels()
+	if name := l[cachecleanup.LabelRuntime]; name != "" && l[cachecleanup.LabelEngine] == r.Engine.Type() {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ func TestEngineKindsAreWhatChartsCreate(t *testing.T) {
 	head := regexp.MustCompile(`(?m)^apiVersion: (\S+)\n(?:.*\n)*?kind: (\S+)$`)
 	found := map[schema.GroupKind][]string{}
 	for name, fsys := range map[string]fs.FS{"alluxio": charts.Alluxio, "jindo": charts.Jindo, "juicefs": charts.JuiceFS, "thin": charts.Thin,
-		"dataop": charts.DataOp, "fake": charts.Fake, "fakeop": charts.FakeOp} {
+		"dataop": charts.DataOp, "fake": charts.Fake, "fakeop": charts.FakeOp, "cachecleanup": charts.CacheCleanup} {
 		err := fs.WalkDir(fsys, "templates", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err

@@ -27,7 +27,7 @@ func (s *story) datasetBound(ctx context.Context) error {
 			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
 		}
 	}
-	s.say("applied Namespace %s, Dataset %s and JuiceFSRuntime %s", ns, dataset, dataset)
+	s.say("applied Namespace %s, the metaurl Secret, Dataset %s and JuiceFSRuntime %s", ns, dataset, dataset)
 
 	workers := map[string]bool{}
 	err = s.waitFor(ctx, 90*time.Second, "the engine's workers to be scheduled and Ready", func() (bool, string, error) {

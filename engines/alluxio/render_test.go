@@ -154,8 +154,9 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	}
 	for _, dir := range []string{"/mnt/ssd0", "/mnt/ssd1"} {
 		vm := enginetest.MountAt(w, dir)
-		if vm == nil || enginetest.Volume(o.worker.Spec.Template.Spec, vm.Name).HostPath.Path != dir {
-			t.Errorf("SSD directory %s is not a hostPath volume mounted at the same path", dir)
+		// The node directory behind a tier path is the runtime's own below it.
+		if vm == nil || enginetest.Volume(o.worker.Spec.Template.Spec, vm.Name).HostPath.Path != dir+"/.sluice/team-a/imagenet" {
+			t.Errorf("SSD directory %s is not mounted from the hostPath %s/.sluice/team-a/imagenet", dir, dir)
 		}
 	}
 	wp := properties(t, o.config, "worker.properties")

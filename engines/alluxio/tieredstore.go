@@ -27,9 +27,11 @@ type tiers struct {
 // global tier ordering does.
 var mediumRank = map[datav1alpha1.MediumType]int{datav1alpha1.Memory: 0, datav1alpha1.SSD: 1, datav1alpha1.HDD: 2}
 
-// planTiers turns spec.tieredstore into Alluxio's level<i> properties and
-// one volume per directory.
-func planTiers(ts datav1alpha1.TieredStore) (tiers, error) {
+// planTiers turns spec.tieredstore of the runtime namespace/name into
+// Alluxio's level<i> properties and one volume per directory; a hostPath
+// directory is backed by the runtime's own directory below it on the node
+// (engines.HostCacheDir).
+func planTiers(ts datav1alpha1.TieredStore, namespace, name string) (tiers, error) {
 	t := tiers{props: map[string]string{}}
 	if len(ts.Levels) == 0 {
 		return t, engines.Invalid("spec.tieredstore.levels: an Alluxio worker needs at least one cache tier")
@@ -57,13 +59,12 @@ func planTiers(ts datav1alpha1.TieredStore) (tiers, error) {
 			return t, err
 		}
 		for j, p := range paths {
-			name := fmt.Sprintf("tier%d-%d", i, j)
-			v, err := tierVolume(field, name, p, l, quotas[j])
+			v, err := tierVolume(field, fmt.Sprintf("tier%d-%d", i, j), engines.HostCacheDir(p, namespace, name), l, quotas[j])
 			if err != nil {
 				return t, err
 			}
 			t.volumes = append(t.volumes, v)
-			t.mounts = append(t.mounts, corev1.VolumeMount{Name: name, MountPath: p})
+			t.mounts = append(t.mounts, corev1.VolumeMount{Name: v.Name, MountPath: p})
 		}
 		if err := levelProps(t.props, field, i, l, paths, quotas); err != nil {
 			return t, err
@@ -105,7 +106,8 @@ func levelProps(props map[string]string, field string, i int, l datav1alpha1.Lev
 }
 
 // tierPaths splits a level's comma-separated directories; each must be an
-// absolute path used by no other tier.
+// absolute path (engines.CleanCachePath, which cleans it), without spaces
+// (Alluxio's property lists), used by no other tier.
 func tierPaths(field, list string, seen map[string]string) ([]string, error) {
 	if strings.TrimSpace(list) == "" {
 		return nil, engines.Invalid("%s.path: a tier needs at least one directory", field)
@@ -116,7 +118,10 @@ func tierPaths(field, list string, seen map[string]string) ([]string, error) {
 		if !path.IsAbs(p) || strings.ContainsAny(p, " \t") || engines.CheckLine(field, p) != nil {
 			return nil, engines.Invalid("%s.path: %q is not an absolute directory path without spaces", field, p)
 		}
-		p = path.Clean(p)
+		p, err := engines.CleanCachePath(field+".path", p)
+		if err != nil {
+			return nil, err
+		}
 		if other, dup := seen[p]; dup {
 			return nil, engines.Invalid("%s.path: %s is also a directory of %s", field, p, other)
 		}
@@ -164,9 +169,9 @@ func tierQuotas(field string, l datav1alpha1.Level, paths int) ([]int64, error) 
 }
 
 // tierVolume is the volume behind one tier directory: the level's own
-// volumeSource if it has one, else a hostPath or a size-limited emptyDir
-// (in memory for MEM).
-func tierVolume(field, name, dir string, l datav1alpha1.Level, quota int64) (corev1.Volume, error) {
+// volumeSource if it has one, else the host directory hostDir or a
+// size-limited emptyDir (in memory for MEM).
+func tierVolume(field, name, hostDir string, l datav1alpha1.Level, quota int64) (corev1.Volume, error) {
 	v := corev1.Volume{Name: name}
 	if !reflect.DeepEqual(l.VolumeSource, corev1.VolumeSource{}) {
 		v.VolumeSource = *l.VolumeSource.DeepCopy()
@@ -174,7 +179,7 @@ func tierVolume(field, name, dir string, l datav1alpha1.Level, quota int64) (cor
 	}
 	switch l.VolumeType {
 	case datav1alpha1.VolumeTypeHostPath, "":
-		v.HostPath = &corev1.HostPathVolumeSource{Path: dir, Type: ptr.To(corev1.HostPathDirectoryOrCreate)}
+		v.HostPath = &corev1.HostPathVolumeSource{Path: hostDir, Type: ptr.To(corev1.HostPathDirectoryOrCreate)}
 	case datav1alpha1.VolumeTypeEmptyDir:
 		v.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: resource.NewQuantity(quota, resource.BinarySI)}
 		if l.MediumType == datav1alpha1.Memory {

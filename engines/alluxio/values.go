@@ -92,7 +92,7 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	if err != nil {
 		return nil, err
 	}
-	t, err := planTiers(rt.Spec.TieredStore)
+	t, err := planTiers(rt.Spec.TieredStore, rt.Namespace, rt.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.worker.volumeMounts":               {Engine: jindo.Engine{}, Dataset: volDS, Runtime: volRT},
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("jindoruntimes")), jindo.Fields, jindoSamples,
-		[]string{"spec.fuse.cleanPolicy"})
+		[]string{"spec.fuse.cleanPolicy", "spec.cleanCachePolicy.gracePeriodSeconds", "spec.cleanCachePolicy.maxRetryAttempts"})
 }
 
 var jindoSamples = map[string]any{

@@ -30,7 +30,9 @@ type cache struct {
 	High, Low  string
 }
 
-// cacheLayout reads levels[0], the only tier JindoCache uses. Its paths are
+// cacheLayout reads levels[0], the only tier JindoCache uses, for the
+// runtime namespace/name (whose own directory below each hostPath path
+// backs it on the node: engines.HostCacheDir). Its paths are
 // comma-separated; quotaList gives one size per path and overrides quota,
 // which is the size of the whole tier and is split evenly over its paths (as
 // the API documents Level.Quota). Every directory must get at least 1MiB.
@@ -59,6 +61,8 @@ func cacheLayout(ts datav1alpha1.TieredStore, namespace, name string) (cache, er
 		t := tier{Name: fmt.Sprintf("cache-%d", i), Path: p, Type: string(volType)}
 		if volType == datav1alpha1.VolumeTypeEmptyDir {
 			t.Medium, t.SizeLimit = emptyDirMedium(l), resource.NewQuantity(sizes[i], resource.BinarySI).String()
+		} else {
+			t.HostPath = engines.HostCacheDir(p, namespace, name)
 		}
 		c.Tiers = append(c.Tiers, t)
 		c.DataDirs = append(c.DataDirs, path.Join(p, namespace, name, "jindocache"))
@@ -77,13 +81,10 @@ func tierPaths(s string) ([]string, error) {
 		if p == "" {
 			return nil, engines.Invalid("spec.tieredstore.levels[0].path %q: every comma-separated entry must be a directory", s)
 		}
-		if err := engines.CheckLine("spec.tieredstore.levels[0].path", p); err != nil {
+		p, err := engines.CleanCachePath("spec.tieredstore.levels[0].path", p)
+		if err != nil {
 			return nil, err
 		}
-		if !path.IsAbs(p) {
-			return nil, engines.Invalid("spec.tieredstore.levels[0].path: %q is not an absolute directory", p)
-		}
-		p = path.Clean(p)
 		if seen[p] {
 			return nil, engines.Invalid("spec.tieredstore.levels[0].path: %q is listed twice", p)
 		}

@@ -33,8 +33,8 @@ func TestCacheLayout(t *testing.T) {
 	}
 	want := cache{
 		Tiers: []tier{
-			{Name: "cache-0", Path: "/data/a", Type: "hostPath"},
-			{Name: "cache-1", Path: "/data/b", Type: "hostPath"},
+			{Name: "cache-0", Path: "/data/a", Type: "hostPath", HostPath: "/data/a/.sluice/ns/ds"},
+			{Name: "cache-1", Path: "/data/b", Type: "hostPath", HostPath: "/data/b/.sluice/ns/ds"},
 		},
 		Medium:     datav1alpha1.HDD,
 		DataDirs:   []string{"/data/a/ns/ds/jindocache", "/data/b/ns/ds/jindocache"},

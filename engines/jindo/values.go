@@ -93,10 +93,13 @@ type fuse struct {
 // tier is one cache directory of levels[0] on every worker.
 type tier struct {
 	Name string `json:"name"`
-	// Path is the directory, mounted at the same path in the worker.
+	// Path is the directory as the worker sees it.
 	Path string `json:"path"`
 	// Type is hostPath or emptyDir.
 	Type string `json:"type"`
+	// HostPath, for type hostPath, is the node directory mounted at Path:
+	// the runtime's own below it (engines.HostCacheDir).
+	HostPath string `json:"hostPath,omitempty"`
 	// Medium is the emptyDir medium ("" or "Memory").
 	Medium string `json:"medium"`
 	// SizeLimit is the emptyDir size limit, e.g. "10Gi".

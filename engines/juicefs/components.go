@@ -108,7 +108,10 @@ func (b builder) component(p part) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cacheVols, cacheMounts := b.tier.cacheVolumes(flags, p.mounts)
+	cacheVols, cacheMounts, err := b.tier.cacheVolumes(p.field+".options", flags, p.mounts)
+	if err != nil {
+		return nil, err
+	}
 	vols, mounts := append(cacheVols, vols...), append(cacheMounts, p.mounts...)
 	if b.vol.edition == enterprise && !p.fuse {
 		vols = append(vols, corev1.Volume{Name: confVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})

@@ -77,7 +77,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	t, err := tierOf(rt.Spec.TieredStore)
+	t, err := tierOf(rt.Spec.TieredStore, rt.Namespace, rt.Name)
 	if err != nil {
 		return nil, err
 	}

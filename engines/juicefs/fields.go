@@ -1,6 +1,12 @@
 package juicefs
 
-import "github.com/sluice-data/sluice/engines"
+import (
+	"regexp"
+	"slices"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
+)
 
 // Fields is the JuiceFSRuntime field table: what this engine does with each
 // spec field, as the engine behaves today. Values refuses the refused ones
@@ -54,10 +60,38 @@ var Fields = append(engines.Fields{
 }, engines.CleanCachePolicyFields("spec.management")...)
 
 // DatasetFields are the fields of a Dataset that this engine serves which
-// it cannot honour: refused by Values, and by the webhook when the Dataset
-// is admitted while its runtime exists. Other Dataset fields are not
+// it cannot honour, and the Dataset specs it cannot mount (no volume
+// credentials): refused by Values, and by the webhook when the Dataset is
+// admitted while its runtime exists. Other Dataset fields are not
 // classified per engine.
 var DatasetFields = engines.Fields{
+	{Path: "spec", Support: engines.Honoured, Check: checkCredentials,
+		Note: "a Dataset must name the volume's metaurl (community edition) or token (enterprise edition) in spec.mounts[0].encryptOptions or spec.sharedEncryptOptions; one with neither is refused"},
 	engines.RefusedField("spec.mounts[1]", "Sluice's JuiceFS engine mounts one JuiceFS volume, spec.mounts[0]; give the Dataset one mount"),
 	engines.RefusedField("spec.owner", "Sluice's JuiceFS engine does not set the owner of the dataset's files; remove the field"),
+}
+
+// missingCredentials is why a Dataset without metaurl and token is
+// refused: the community edition would mount an unset $(METAURL).
+const missingCredentials = "spec.mounts[0].encryptOptions: neither metaurl (the JuiceFS community edition's metadata URL) nor token (the enterprise edition's) is set, in spec.mounts[0].encryptOptions or spec.sharedEncryptOptions; JuiceFS cannot reach the volume without one: add it, from a Secret"
+
+// optionName is what an encrypt option name looks like; Values refuses
+// any other, naming it.
+var optionName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// checkCredentials is DatasetFields' check of a Dataset spec: it names
+// metaurl or token among its encrypt options. A Dataset with a malformed
+// encrypt option name is left to Values, which refuses that name by its
+// field (the user may have meant metaurl).
+func checkCredentials(v any) string {
+	spec, ok := v.(datav1alpha1.DatasetSpec)
+	if !ok || len(spec.Mounts) == 0 {
+		return ""
+	}
+	for _, eo := range append(slices.Clone(spec.SharedEncryptOptions), spec.Mounts[0].EncryptOptions...) {
+		if eo.Name == "metaurl" || eo.Name == "token" || !optionName.MatchString(eo.Name) {
+			return ""
+		}
+	}
+	return missingCredentials
 }

@@ -85,9 +85,9 @@ func TestFluidDocumentedManifests(t *testing.T) {
 				}
 			}
 			if tc.name == "cache directory of FUSE" && !slices.ContainsFunc(fuse.Volumes, func(v corev1.Volume) bool {
-				return v.HostPath != nil && v.HostPath.Path == "/fuse/cache"
+				return v.HostPath != nil && v.HostPath.Path == "/fuse/cache/.sluice/default/jfsdemo"
 			}) {
-				t.Errorf("FUSE volumes %+v lack the host directory /fuse/cache", fuse.Volumes)
+				t.Errorf("FUSE volumes %+v lack the runtime's host directory below /fuse/cache", fuse.Volumes)
 			}
 			if strings.Contains(strings.Join(a, " "), "redis://") {
 				t.Error("a secret value reached the command")

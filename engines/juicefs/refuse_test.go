@@ -1,12 +1,14 @@
 package juicefs_test
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/juicefs"
 )
@@ -37,6 +39,12 @@ func TestValuesRefuseWhatTheyCannotHonour(t *testing.T) {
 		{"metaurl and token", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.SharedEncryptOptions = []datav1alpha1.EncryptOption{secretOption("token")}
 		}, []string{"metaurl", "token"}},
+		{"neither metaurl nor token", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
+			ds.Spec.Mounts[0].EncryptOptions = []datav1alpha1.EncryptOption{secretOption("access-key")}
+		}, []string{"spec.mounts[0].encryptOptions", "neither metaurl", "nor token"}},
+		{"no encrypt options", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
+			ds.Spec.Mounts[0].EncryptOptions = nil
+		}, []string{"spec.mounts[0].encryptOptions", "neither metaurl", "nor token"}},
 		{"an encrypt option JuiceFS does not read", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.Mounts[0].EncryptOptions = append(ds.Spec.Mounts[0].EncryptOptions, secretOption("password"))
 		}, []string{"spec.mounts[0].encryptOptions[1].name", "password"}},
@@ -52,6 +60,15 @@ func TestValuesRefuseWhatTheyCannotHonour(t *testing.T) {
 		{"a quota on the root", func(ds *datav1alpha1.Dataset, _ *datav1alpha1.JuiceFSRuntime) {
 			ds.Spec.Mounts[0].MountPoint, ds.Spec.Mounts[0].Options["quota"] = "juicefs:///", "10Gi"
 		}, []string{`options["quota"]`, "sub-directory"}},
+		{"a tier path with ..", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels[0].Path = "/mnt/cache/../../etc"
+		}, []string{"spec.tieredstore.levels[0].path", `".." segment`}},
+		{"a tier path inside Sluice's runtime directories", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.TieredStore.Levels[0].Path = "/mnt/cache/.sluice/team-b/other"
+		}, []string{"spec.tieredstore.levels[0].path", ".sluice segment"}},
+		{"a relative cache directory in the options", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
+			rt.Spec.Fuse.Options = map[string]string{"cache-dir": "/mnt/fuse:cache"}
+		}, []string{`spec.fuse.options["cache-dir"]`, `"cache" is not an absolute path`}},
 		{"an unknown worker option", func(_ *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime) {
 			rt.Spec.Worker.Options = map[string]string{"cache-szie": "1"}
 		}, []string{`spec.worker.options["cache-szie"]`}},
@@ -123,5 +140,28 @@ func TestDisablePrometheus(t *testing.T) {
 	rt.Spec.DisablePrometheus = true
 	if _, ok := (juicefs.Engine{}).CacheMetrics(rt); ok {
 		t.Error("a runtime with disablePrometheus is scraped")
+	}
+}
+
+// TestDatasetWithoutCredentialsIsRefusedAtAdmission: the Dataset field
+// table, which the webhook checks (rule engine-field), refuses a JuiceFS
+// Dataset naming neither metaurl nor token, with the message that names
+// the missing option; one naming either (in the mount's or the shared
+// encrypt options) passes.
+func TestDatasetWithoutCredentialsIsRefusedAtAdmission(t *testing.T) {
+	ds, _ := sample()
+	if found := juicefs.DatasetFields.Check(ds); len(found) != 0 {
+		t.Errorf("the sample (metaurl) is refused: %v", found)
+	}
+	ds.Spec.Mounts[0].EncryptOptions = nil
+	ds.Spec.SharedEncryptOptions = []datav1alpha1.EncryptOption{secretOption("token")}
+	if found := juicefs.DatasetFields.Check(ds); len(found) != 0 {
+		t.Errorf("a shared token is refused: %v", found)
+	}
+	ds.Spec.SharedEncryptOptions = nil
+	found := juicefs.DatasetFields.Check(ds)
+	if len(found) != 1 || found[0].Support != engines.Refused || found[0].Path != "spec" ||
+		!strings.Contains(found[0].Message, "neither metaurl") || !strings.Contains(found[0].Message, "spec.mounts[0].encryptOptions") {
+		t.Errorf("findings %v, want spec refused naming metaurl, token and where they go", found)
 	}
 }

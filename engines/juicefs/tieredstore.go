@@ -19,6 +19,9 @@ type tier struct {
 	quotaMiB int64
 	// low is the level's low watermark, JuiceFS's --free-space-ratio.
 	low string
+	// namespace and name are the runtime's, whose own directories back
+	// hostPath cache directories.
+	namespace, name string
 }
 
 // cacheDir is one cache directory and the volume that backs it.
@@ -27,12 +30,14 @@ type cacheDir struct {
 	source corev1.VolumeSource
 }
 
-// tierOf reads levels[0]: paths separated by ':' (as --cache-dir and
-// Fluid's JuiceFS documentation write them) or ','; the quota is the
-// total cache size, in MiB.
-func tierOf(ts datav1alpha1.TieredStore) (tier, error) {
+// tierOf reads levels[0] of the runtime namespace/name: paths separated
+// by ':' (as --cache-dir and Fluid's JuiceFS documentation write them) or
+// ','; the quota is the total cache size, in MiB. A hostPath directory is
+// backed by the runtime's own directory below it on the node
+// (engines.HostCacheDir).
+func tierOf(ts datav1alpha1.TieredStore, namespace, name string) (tier, error) {
 	if len(ts.Levels) == 0 {
-		return tier{}, nil
+		return tier{namespace: namespace, name: name}, nil
 	}
 	if len(ts.Levels) > 1 {
 		return tier{}, engines.Invalid("spec.tieredstore.levels[1]: JuiceFS caches in one level, levels[0]; put every cache directory there")
@@ -48,10 +53,14 @@ func tierOf(ts datav1alpha1.TieredStore) (tier, error) {
 	if quotaMiB <= 0 {
 		return tier{}, engines.Invalid("spec.tieredstore.levels[0].quota: JuiceFS needs at least 1Mi (--cache-size is in MiB; a bare number is bytes)")
 	}
-	t := tier{quotaMiB: quotaMiB, low: l.Low}
+	t := tier{quotaMiB: quotaMiB, low: l.Low, namespace: namespace, name: name}
 	for _, p := range strings.FieldsFunc(l.Path, func(r rune) bool { return r == ',' || r == ':' }) {
 		if p = strings.TrimSpace(p); p != "" {
-			t.dirs = append(t.dirs, cacheDir{path: p, source: tierVolume(l, p)})
+			p, err := engines.CleanCachePath("spec.tieredstore.levels[0].path", p)
+			if err != nil {
+				return tier{}, err
+			}
+			t.dirs = append(t.dirs, cacheDir{path: p, source: t.tierVolume(l, p)})
 		}
 	}
 	if len(t.dirs) == 0 {
@@ -61,8 +70,9 @@ func tierOf(ts datav1alpha1.TieredStore) (tier, error) {
 }
 
 // tierVolume backs a cache directory: the level's emptyDir (medium Memory
-// for MEM unless its volumeSource says otherwise) or the node's directory.
-func tierVolume(l datav1alpha1.Level, p string) corev1.VolumeSource {
+// for MEM unless its volumeSource says otherwise) or the runtime's
+// directory of the node (hostDir).
+func (t tier) tierVolume(l datav1alpha1.Level, p string) corev1.VolumeSource {
 	if l.VolumeType == datav1alpha1.VolumeTypeEmptyDir {
 		if l.VolumeSource.EmptyDir != nil {
 			return corev1.VolumeSource{EmptyDir: l.VolumeSource.EmptyDir.DeepCopy()}
@@ -73,12 +83,16 @@ func tierVolume(l datav1alpha1.Level, p string) corev1.VolumeSource {
 		}
 		return corev1.VolumeSource{EmptyDir: ed}
 	}
-	return hostDir(p)
+	return t.hostDir(p)
 }
 
-func hostDir(p string) corev1.VolumeSource {
-	t := corev1.HostPathDirectoryOrCreate
-	return corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: p, Type: &t}}
+// hostDir is the runtime's directory of the node behind cache directory
+// p, <p>/.sluice/<namespace>/<name>: two runtimes caching in one path
+// never share a directory, and the runtime's cache cleanup removes
+// exactly it.
+func (t tier) hostDir(p string) corev1.VolumeSource {
+	typ := corev1.HostPathDirectoryOrCreate
+	return corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: engines.HostCacheDir(p, t.namespace, t.name), Type: &typ}}
 }
 
 // flags are the tier's mount flags, which workers and FUSE both take.
@@ -99,13 +113,14 @@ func (t tier) flags() []flag {
 
 // cacheVolumes back the cache directories a component's flags name
 // (cache-dir, the tier's unless its options replace it, as Fluid lets
-// them): a tier directory by the tier's volume, any other by the node's
-// directory. A directory the component mounts itself (volumeMounts) is
-// left to that mount.
-func (t tier) cacheVolumes(flags []flag, own []corev1.VolumeMount) ([]corev1.Volume, []corev1.VolumeMount) {
+// them): a tier directory by the tier's volume, any other by the
+// runtime's directory of the node (hostDir), after the same check as a
+// tier path (field names the options). A directory the component mounts
+// itself (volumeMounts) is left to that mount.
+func (t tier) cacheVolumes(field string, flags []flag, own []corev1.VolumeMount) ([]corev1.Volume, []corev1.VolumeMount, error) {
 	i := slices.IndexFunc(flags, func(f flag) bool { return f.Name == "cache-dir" })
 	if i < 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var vols []corev1.Volume
 	var mounts []corev1.VolumeMount
@@ -113,13 +128,17 @@ func (t tier) cacheVolumes(flags []flag, own []corev1.VolumeMount) ([]corev1.Vol
 		if p == "" || slices.ContainsFunc(own, func(m corev1.VolumeMount) bool { return m.MountPath == p }) {
 			continue
 		}
-		src := hostDir(p)
+		var src corev1.VolumeSource
 		if j := slices.IndexFunc(t.dirs, func(d cacheDir) bool { return d.path == p }); j >= 0 {
 			src = t.dirs[j].source
+		} else if clean, err := engines.CleanCachePath(field+"[\"cache-dir\"]", p); err != nil {
+			return nil, nil, err
+		} else {
+			src = t.hostDir(clean)
 		}
 		name := fmt.Sprintf("cache-%d", n)
 		vols = append(vols, corev1.Volume{Name: name, VolumeSource: src})
 		mounts = append(mounts, corev1.VolumeMount{Name: name, MountPath: p})
 	}
-	return vols, mounts
+	return vols, mounts, nil
 }

@@ -139,6 +139,9 @@ func (v *volume) readSecrets(ds *datav1alpha1.Dataset) error {
 			v.setup = append(v.setup, f)
 		}
 	}
+	if !has("token") && !has("metaurl") {
+		return engines.Invalid("dataset %s", missingCredentials)
+	}
 	return nil
 }
 

@@ -2,7 +2,6 @@ package thin
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,16 +18,21 @@ type cacheVolume struct {
 	Path string `json:"path"`
 	// Type is hostPath (DirectoryOrCreate) or emptyDir.
 	Type string `json:"type"`
+	// HostPath, for type hostPath, is the node directory behind Path: the
+	// runtime's own below it (engines.HostCacheDir).
+	HostPath string `json:"hostPath,omitempty"`
 	// Medium is "Memory" for a MEM tier in an emptyDir.
 	Medium string `json:"medium,omitempty"`
 	// SizeLimit bounds an emptyDir: the path's share of the tier's quota.
 	SizeLimit string `json:"sizeLimit,omitempty"`
 }
 
-// cacheVolumes turns spec.tieredstore.levels into one volume per path; a
-// tier's quota is split evenly over its paths unless quotaList gives each
-// its own.
-func cacheVolumes(ts datav1alpha1.TieredStore) ([]cacheVolume, error) {
+// cacheVolumes turns spec.tieredstore.levels of the runtime
+// namespace/name into one volume per path; a tier's quota is split evenly
+// over its paths unless quotaList gives each its own. A hostPath path is
+// backed by the runtime's own directory below it on the node
+// (engines.HostCacheDir).
+func cacheVolumes(ts datav1alpha1.TieredStore, namespace, name string) ([]cacheVolume, error) {
 	out := []cacheVolume{}
 	seen := map[string]string{}
 	for li, l := range ts.Levels {
@@ -42,14 +46,10 @@ func cacheVolumes(ts datav1alpha1.TieredStore) ([]cacheVolume, error) {
 			return nil, err
 		}
 		for pi, p := range paths {
-			p = strings.TrimSpace(p)
-			if err := engines.CheckLine(field+".path", p); err != nil {
+			p, err := engines.CleanCachePath(field+".path", strings.TrimSpace(p))
+			if err != nil {
 				return nil, err
 			}
-			if !path.IsAbs(p) {
-				return nil, engines.Invalid("%s.path: %q is not an absolute path", field, p)
-			}
-			p = path.Clean(p)
 			if prev, dup := seen[p]; dup {
 				return nil, engines.Invalid("%s.path: %q is also a path of %s", field, p, prev)
 			}
@@ -60,6 +60,8 @@ func cacheVolumes(ts datav1alpha1.TieredStore) ([]cacheVolume, error) {
 			}
 			if v.Type == string(datav1alpha1.VolumeTypeEmptyDir) {
 				v.Medium, v.SizeLimit = emptyDirShape(l, quotas[pi])
+			} else {
+				v.HostPath = engines.HostCacheDir(p, namespace, name)
 			}
 			out = append(out, v)
 		}

@@ -96,7 +96,7 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 	if err != nil {
 		return nil, err
 	}
-	cache, err := cacheVolumes(rt.Spec.TieredStore)
+	cache, err := cacheVolumes(rt.Spec.TieredStore, rt.Namespace, rt.Name)
 	if err != nil {
 		return nil, err
 	}

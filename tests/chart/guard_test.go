@@ -7,15 +7,21 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/charts"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/reference"
+	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -124,6 +130,19 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	pv.Labels, pv.ResourceVersion = nil, ""
 	refused("the controller creates another PV", onlyManaged, controller.Create(ctx, pv))
 
+	// A deleted runtime's cache cleanup Job, as charts/cachecleanup renders
+	// it, is Sluice's; the same Job without those labels is not.
+	cleanup := cleanupJob(t)
+	allowed("the controller creates a cache cleanup Job", controller.Create(ctx, cleanup))
+	resumed := cleanup.DeepCopy()
+	resumed.Spec.Suspend = ptr.To(false)
+	allowed("the controller resumes a cache cleanup Job", controller.Update(ctx, resumed))
+	allowed("the controller deletes a cache cleanup Job", controller.Delete(ctx, resumed))
+	stray := cleanupJob(t)
+	// (An empty metadata.labels would be defaulted from the template's.)
+	stray.Name, stray.Labels, stray.Spec.Template.Labels = "stray", nil, nil
+	refused("the controller creates an unlabelled Job mounting a host directory", onlyManaged, controller.Create(ctx, stray))
+
 	theirs := cm("team-a", "theirs", nil)
 	if err := admin.Create(ctx, theirs); err != nil {
 		t.Fatal(err)
@@ -167,4 +186,30 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	refused("the CSI plugin labels another node", "may label only the node it runs on, not node-b", label(csi, "node-b", `{"metadata":{"labels":{"fluid.io/f-team-a-d":"true"}}}`))
 	refused("the CSI plugin sets a cache label", "may change only node labels fluid.io/f-*, not fluid.io/s-team-a-d", label(csi, "node-a", `{"metadata":{"labels":{"fluid.io/s-team-a-d":"true"}}}`))
 	refused("the CSI plugin removes a cache label", "may change only node labels fluid.io/f-*", label(csi, "node-b", `{"metadata":{"labels":{"fluid_exclusive":null}}}`))
+}
+
+// cleanupJob is the node Job charts/cachecleanup renders for a
+// JuiceFSRuntime d in team-a whose worker on node-a cached in /mnt/cache.
+func cleanupJob(t *testing.T) *batchv1.Job {
+	t.Helper()
+	rt := &datav1alpha1.JuiceFSRuntime{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "d"}}
+	release := cachecleanup.ReleaseName(rt.Name)
+	values, err := cachecleanup.Build(release, cachecleanup.Request{Runtime: rt, Engine: "juicefs",
+		Nodes: []cachecleanup.Node{{Name: "node-a", Dirs: []string{"/mnt/cache/.sluice/team-a/d"}, Image: "juicedata/juicefs-fuse:ce-v1.2.1"}}}).Plain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := helm.LoadChart(charts.CacheCleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm.Render(context.Background(), c, values, release, "team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &batchv1.Job{}
+	if err := yaml.UnmarshalStrict([]byte(strings.TrimPrefix(strings.TrimSpace(out["templates/node-jobs.yaml"]), "---")), j); err != nil {
+		t.Fatal(err)
+	}
+	return j
 }

@@ -1,6 +1,8 @@
 package testobj
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,11 +27,19 @@ func Dataset(name, namespace string, opts ...DatasetOption) *datav1alpha1.Datase
 }
 
 // WithMounts replaces the Dataset's mounts by one mount per mount point.
+// A juicefs:// mount gets the metaurl encrypt option every JuiceFS Dataset
+// needs, from the Secret <dataset>-juicefs (key metaurl), which no test
+// creates: nothing reads it without a kubelet.
 func WithMounts(mountPoints ...string) DatasetOption {
 	return func(d *datav1alpha1.Dataset) {
 		d.Spec.Mounts = nil
 		for _, mp := range mountPoints {
-			d.Spec.Mounts = append(d.Spec.Mounts, datav1alpha1.Mount{MountPoint: mp})
+			m := datav1alpha1.Mount{MountPoint: mp}
+			if strings.HasPrefix(mp, "juicefs://") {
+				m.EncryptOptions = []datav1alpha1.EncryptOption{{Name: "metaurl", ValueFrom: datav1alpha1.EncryptOptionSource{
+					SecretKeyRef: datav1alpha1.SecretKeySelector{Name: d.Name + "-juicefs", Key: "metaurl"}}}}
+			}
+			d.Spec.Mounts = append(d.Spec.Mounts, m)
 		}
 	}
 }

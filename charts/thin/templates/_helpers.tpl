@@ -62,7 +62,7 @@ fluid.io/dataset-placement: {{ .Values.placement | toJson }}
     {{- end }}
   {{- end }}
   {{- else }}
-  hostPath: {path: {{ .path | toJson }}, type: DirectoryOrCreate}
+  hostPath: {path: {{ .hostPath | toJson }}, type: DirectoryOrCreate}
   {{- end }}
 {{- end }}
 {{- end -}}
