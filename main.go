@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/devcluster"
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
@@ -48,7 +49,7 @@ func newRootCommand() *cobra.Command {
 	flags := &clusterFlags{}
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
 		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
-		rclonemount.NewCommand())
+		rclonemount.NewCommand(), ufsmeta.NewCommand())
 	return root
 }
 
