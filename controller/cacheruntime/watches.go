@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
@@ -96,4 +98,16 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: name}})
 	}
 	return append(out, enginePodRequests(p)...)
+}
+
+// metadataJobRequests maps a metadata Job (ufsmeta.LabelComponent) to the
+// runtime that controls it.
+func metadataJobRequests(_ context.Context, o client.Object) []reconcile.Request {
+	if o.GetLabels()[ufsmeta.LabelComponent] != ufsmeta.Component {
+		return nil
+	}
+	if ref := metav1.GetControllerOf(o); ref != nil {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ref.Name}}}
+	}
+	return nil
 }
