@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-data/sluice/devcluster"
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
@@ -49,7 +50,7 @@ func newRootCommand() *cobra.Command {
 	flags := &clusterFlags{}
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
 		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
-		rclonemount.NewCommand(), warmup.NewCommand())
+		rclonemount.NewCommand(), warmup.NewCommand(), ufsmeta.NewCommand())
 	return root
 }
 

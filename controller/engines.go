@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -16,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
 // setupRuntimes registers one runtime reconciler per engine, named after
@@ -31,7 +33,9 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 		r := &cacheruntime.Reconciler{
 			Client: c, Live: mgr.GetAPIReader(), Engine: eng, Helm: helmClients.forNamespace,
 			CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
-			Failures: failures,
+			Failures:        failures,
+			MetadataJob:     ufsmeta.Options{Image: o.MetadataImage, PullPolicy: corev1.PullIfNotPresent, Deadline: o.MetadataDeadline},
+			MetadataRefresh: o.MetadataRefresh,
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile

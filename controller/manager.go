@@ -39,6 +39,15 @@ type Options struct {
 	ClaimGracePeriod time.Duration
 	// CacheRefresh is how often bound runtimes' cache states are re-read.
 	CacheRefresh time.Duration
+	// MetadataImage is the image of the metadata Jobs that count Datasets'
+	// files (Sluice's own, which holds `sluice ufs-count`); empty runs
+	// none.
+	MetadataImage string
+	// MetadataRefresh is how often a metadata Job counts a Dataset again
+	// (0: once, as Fluid).
+	MetadataRefresh time.Duration
+	// MetadataDeadline bounds a metadata Job's run.
+	MetadataDeadline time.Duration
 	// ReleaseRetry is the first wait before a runtime's release is tried
 	// again with a spec that failed to deploy; it doubles with each failure.
 	ReleaseRetry time.Duration
@@ -62,7 +71,8 @@ type Options struct {
 
 // NewOptions returns the defaults.
 func NewOptions() *Options {
-	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second, ReleaseRetry: helm.DefaultRetryBase,
+	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
+		MetadataRefresh: time.Hour, MetadataDeadline: time.Hour, ReleaseRetry: helm.DefaultRetryBase,
 		Concurrency: 32, QPS: -1, Burst: 0}
 }
 

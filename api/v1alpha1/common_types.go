@@ -99,6 +99,16 @@ type MetadataSyncPolicy struct {
 	AutoSync *bool `json:"autoSync,omitempty"`
 }
 
+// AutoSyncOr is AutoSync, or def when it is unset: engines differ in their
+// default (Fluid syncs Alluxio and JuiceFS metadata unless told not to,
+// Thin metadata only when told to).
+func (p MetadataSyncPolicy) AutoSyncOr(def bool) bool {
+	if p.AutoSync == nil {
+		return def
+	}
+	return *p.AutoSync
+}
+
 // RuntimeManagement groups the runtime's maintenance settings.
 type RuntimeManagement struct {
 	// CleanCachePolicy bounds cache clean-up.

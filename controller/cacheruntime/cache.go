@@ -2,7 +2,7 @@ package cacheruntime
 
 import (
 	"context"
-	"errors"
+	"io"
 	"maps"
 	"net"
 	"strconv"
@@ -87,26 +87,14 @@ func (r *Reconciler) writeCacheStates(ctx context.Context, ds *datav1alpha1.Data
 	return states, r.Client.Status().Patch(ctx, ds, patch)
 }
 
-// scrape reads one pod's metrics page, trying the source's paths in turn
-// until one parses. Only a pod that answered (another status, a page that
-// is not its metrics) is asked at the next path; one that does not answer
-// is not asked again.
+// scrape reads one pod's cache metrics page (readPage).
 func (r *Reconciler) scrape(ctx context.Context, src engines.MetricsSource, hostPort string) (engines.CacheCounters, error) {
-	if len(src.Paths) == 0 {
-		return engines.CacheCounters{}, errors.New("the engine names no metrics path")
-	}
-	var errs []error
-	for _, path := range src.Paths {
-		c, answered, err := r.scrapePath(ctx, src, "http://"+hostPort+path)
-		if err == nil {
-			return c, nil
-		}
-		errs = append(errs, err)
-		if !answered {
-			break
-		}
-	}
-	return engines.CacheCounters{}, errors.Join(errs...)
+	var c engines.CacheCounters
+	err := r.readPage(ctx, src.Paths, hostPort, func(page io.Reader) (err error) {
+		c, err = src.Parse(page)
+		return err
+	})
+	return c, err
 }
 
 // reportCapacity is observeCache when no pod answered: the cache's

@@ -17,14 +17,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
 // Reconciler reconciles one runtime kind with one engine.
@@ -39,6 +42,14 @@ type Reconciler struct {
 	// CacheRefresh is how often a bound runtime's cache states are
 	// re-read from its pods' metrics; 0 reads them only on changes.
 	CacheRefresh time.Duration
+	// MetadataJob configures the metadata Jobs that count the Datasets of
+	// engines whose metrics do not report their usage (engines.Metadata);
+	// without an Image none runs.
+	MetadataJob ufsmeta.Options
+	// MetadataRefresh is how often a Dataset's metadata Job counts it
+	// again; 0 counts it once, as Fluid does (and again when its spec
+	// changes or a DataLoad with loadMetadata completes).
+	MetadataRefresh time.Duration
 	// HTTPClient scrapes the metrics; nil means a client with a 5s timeout.
 	HTTPClient *http.Client
 	// Live reads objects uncached where a stale read would lose an update
@@ -64,6 +75,12 @@ type Reconciler struct {
 	now func() time.Time
 
 	nodes nodeStates
+	// metadata remembers when each Dataset's usage was last counted.
+	metadata metadataRecords
+	// usage are the reads of usage pages under way, whose results wake
+	// their runtimes through wake.
+	usage usageReads
+	wake  chan event.GenericEvent
 	// writes spares a reconcile whose cache does not show this
 	// reconciler's last write of the runtime yet a refused status patch and
 	// a live read (an optimisation: the resourceVersion precondition of
@@ -123,6 +140,8 @@ type scope struct {
 	report bool
 	// setUp: the Dataset was bound to the runtime when the reconcile began.
 	setUp bool
+	// metadataDue is when the Dataset's next metadata Job is due, if known.
+	metadataDue time.Time
 }
 
 // Reconcile implements reconcile.Reconciler: get the runtime, ensure the
@@ -159,14 +178,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	for _, phase := range []func(context.Context, *scope) (ctrl.Result, bool, error){
-		r.findDataset, r.resolveEngine, r.ensureRelease, r.observeWorkloads, r.ensureVolumes, r.bindDataset, r.labelCacheNodes, r.readCacheStates,
+		r.findDataset, r.resolveEngine, r.ensureRelease, r.observeWorkloads, r.ensureVolumes, r.bindDataset, r.labelCacheNodes, r.syncMetadata, r.readCacheStates,
 	} {
 		res, next, err := phase(ctx, s)
 		if err != nil || !next {
 			return res, err
 		}
 	}
-	return ctrl.Result{RequeueAfter: r.CacheRefresh}, nil
+	return ctrl.Result{RequeueAfter: r.refreshAfter(s)}, nil
+}
+
+// refreshAfter is when a bound runtime is reconciled again: after the cache
+// refresh interval, or sooner when its Dataset's metadata Job is due.
+func (r *Reconciler) refreshAfter(s *scope) time.Duration {
+	after := r.CacheRefresh
+	if s.metadataDue.IsZero() {
+		return after
+	}
+	if due := max(s.metadataDue.Sub(s.obs.now), time.Second); after == 0 || due < after {
+		return due
+	}
+	return after
 }
 
 // reconcileDelete waits for the Pods using the Dataset (reporting InUse;
@@ -175,6 +207,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 // removes the PVC and PV, returns the Dataset to NotBound and releases the
 // finalizer.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	// The metadata Job's pod uses the Dataset too: it goes first.
+	if err := r.deleteMetadataJobs(ctx, s.rt); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.metadata.forget(client.ObjectKeyFromObject(s.rt))
+	r.usage.forget(client.ObjectKeyFromObject(s.rt))
 	users, err := volume.UsersOf(ctx, r.Client, s.rt.GetNamespace(), s.rt.GetName())
 	if err != nil {
 		return ctrl.Result{}, err
@@ -226,8 +264,9 @@ func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, a
 // SetupWithManager registers the reconciler, woken by its runtime kind, the
 // Dataset of the same name, the StatefulSets of its release (by Helm's
 // release annotations), its engine's pods, the Pods that mount its
-// Dataset's PVC and the Jobs of its deletion's cache cleanup (watches.go
-// says which changes count).
+// Dataset's PVC, the Jobs of its deletion's cache cleanup and its metadata
+// Jobs (watches.go says which changes count), and the reads of its
+// Dataset's usage pages that found something.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
 	if r.Client == nil || r.Engine == nil || r.Helm == nil {
@@ -237,13 +276,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 		rt, ok := o.(datav1alpha1.RuntimeObject)
 		return ok && (r.Serves == nil || r.Serves(rt))
 	})
+	r.wake = make(chan event.GenericEvent, 1024)
 	b := ctrl.NewControllerManagedBy(mgr).Named(name).
 		For(r.Engine.NewObject(), builder.WithPredicates(served, runtimeChanged)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged)).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.cleanupJobRequests))
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobRequests)).
+		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{}))
 	for _, w := range r.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))
 	}

@@ -3,6 +3,7 @@ package cacheruntime
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/engines"
 )
 
 // Bounds of reading cache metrics: the controller reads pages that pods
@@ -37,12 +37,34 @@ const (
 // 3xx is the answer, and is not metrics).
 var defaultHTTPClient = &http.Client{Timeout: scrapeTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-// scrapePath GETs and parses one metrics page of at most maxMetricsPage
-// bytes; answered says whether the pod sent an HTTP response at all.
-func (r *Reconciler) scrapePath(ctx context.Context, src engines.MetricsSource, url string) (c engines.CacheCounters, answered bool, err error) {
+// readPage reads one pod's metrics page at hostPort, trying paths in turn
+// until parse accepts one. Only a pod that answered (another status, a page
+// that is not its metrics) is asked at the next path; one that does not
+// answer is not asked again.
+func (r *Reconciler) readPage(ctx context.Context, paths []string, hostPort string, parse func(io.Reader) error) error {
+	if len(paths) == 0 {
+		return errors.New("the engine names no metrics path")
+	}
+	var errs []error
+	for _, path := range paths {
+		answered, err := r.scrapePath(ctx, "http://"+hostPort+path, parse)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
+		if !answered {
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// scrapePath GETs one metrics page of at most maxMetricsPage bytes and
+// parses it; answered says whether the pod sent an HTTP response at all.
+func (r *Reconciler) scrapePath(ctx context.Context, url string, parse func(io.Reader) error) (answered bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return c, false, err
+		return false, err
 	}
 	hc := r.HTTPClient
 	if hc == nil {
@@ -50,23 +72,23 @@ func (r *Reconciler) scrapePath(ctx context.Context, src engines.MetricsSource, 
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return c, false, err
+		return false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return c, true, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
+		return true, fmt.Errorf("GET %s: %s", req.URL, resp.Status)
 	}
 	page, err := io.ReadAll(io.LimitReader(resp.Body, maxMetricsPage+1))
 	switch {
 	case err != nil:
-		return c, true, fmt.Errorf("GET %s: %w", req.URL, err)
+		return true, fmt.Errorf("GET %s: %w", req.URL, err)
 	case len(page) > maxMetricsPage:
-		return c, true, fmt.Errorf("GET %s: the page is larger than %d bytes", req.URL, maxMetricsPage)
+		return true, fmt.Errorf("GET %s: the page is larger than %d bytes", req.URL, maxMetricsPage)
 	}
-	if c, err = src.Parse(bytes.NewReader(page)); err != nil {
-		err = fmt.Errorf("GET %s: %w", req.URL, err)
+	if err := parse(bytes.NewReader(page)); err != nil {
+		return true, fmt.Errorf("GET %s: %w", req.URL, err)
 	}
-	return c, true, err
+	return true, nil
 }
 
 // fromRelease reports whether pod belongs to the release: its controller

@@ -341,10 +341,12 @@ func boundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject,
 }
 
 // unboundDatasetStatus is the Dataset's status once its runtime is
-// deleted: NotBound, without runtimes, cache states or mounts.
+// deleted: NotBound, without runtimes, cache states, mounts or the usage
+// the runtime counted (ufsTotal and fileNum, counted again by the next).
 func unboundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
 	s := *ds.Status.DeepCopy()
 	s.Phase, s.Runtimes, s.CacheStates, s.Mounts = datav1alpha1.NotBoundDatasetPhase, nil, nil, nil
+	s.UfsTotal, s.FileNum = "", ""
 	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonRuntimeDeleted,
 		Message: fmt.Sprintf("%s runtime %s was deleted", runtimeType, rt.GetName()), ObservedGeneration: ds.Generation})
 	return s

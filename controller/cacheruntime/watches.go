@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -16,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
@@ -99,12 +101,20 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 	return append(out, enginePodRequests(p)...)
 }
 
-// cleanupJobRequests maps a cache cleanup Job of this reconciler's engine
-// (labelled by engines/cachecleanup) to the runtime whose deletion runs it.
-func (r *Reconciler) cleanupJobRequests(_ context.Context, o client.Object) []reconcile.Request {
+// jobRequests maps the Jobs a runtime's reconciler runs to their runtime:
+// a cache cleanup Job of this reconciler's engine (labelled by
+// engines/cachecleanup) to the runtime whose deletion runs it, a metadata
+// Job (ufsmeta.LabelComponent) to the runtime that controls it.
+func (r *Reconciler) jobRequests(_ context.Context, o client.Object) []reconcile.Request {
 	l := o.GetLabels()
 	if name := l[cachecleanup.LabelRuntime]; name != "" && l[cachecleanup.LabelEngine] == r.Engine.Type() {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	}
+	if l[ufsmeta.LabelComponent] != ufsmeta.Component {
+		return nil
+	}
+	if ref := metav1.GetControllerOf(o); ref != nil {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ref.Name}}}
 	}
 	return nil
 }

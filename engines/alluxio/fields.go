@@ -29,7 +29,7 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod"),
 	engines.RefusedField("spec.initUsers", "Sluice's Alluxio engine runs no init-users container; remove the field"),
 	engines.HonouredField("spec.jvmOptions", "JVM flags of every Alluxio process"),
-	engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
+	engines.OutsideChartField("spec.management.metadataSyncPolicy", "the controller's metadata Job", "autoSync (default true) counts the Dataset's files and bytes (ufsTotal, fileNum) with a metadata Job; false counts nothing"),
 	engines.HonouredField("spec.podMetadata", "labels and annotations of every pod"),
 	engines.HonouredField("spec.properties", "Alluxio properties of every process"),
 	engines.HonouredField("spec.replicas", "number of workers"),

@@ -31,7 +31,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		c.Alternate["spec."+comp+".volumeMounts"] = vol
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields, samples,
-		[]string{"spec.fuse.cleanPolicy", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
 }
 
 var samples = map[string]any{

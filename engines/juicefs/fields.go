@@ -30,7 +30,7 @@ var Fields = append(engines.Fields{
 	engines.RefusedField("spec.initUsers", "the JuiceFS engine runs no init-users container; remove it"),
 	engines.RefusedField("spec.jobWorker", "the JuiceFS engine runs no job workers (data operations run as their own Jobs); remove it"),
 	engines.HonouredField("spec.juicefsVersion", "image, tag and pull policy of workers and FUSE"),
-	engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
+	engines.OutsideChartField("spec.management.metadataSyncPolicy", "the controller's metadata sync", "autoSync (default true) reads the volume's used space and inodes (ufsTotal, fileNum) from the workers' metrics, with disablePrometheus counts them with a metadata Job; false reads nothing"),
 	engines.RefusedField("spec.master", "the JuiceFS engine runs no master (the community edition's metadata engine is the metaurl's, the enterprise edition's is the console's); remove it"),
 	engines.HonouredField("spec.podMetadata", "labels and annotations of worker and FUSE pods (a component's own win)"),
 	engines.HonouredField("spec.replicas", "number of workers"),

@@ -41,7 +41,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.tieredstore.levels[].volumeSource": {Engine: juicefs.Engine{}, Dataset: emptyDS, Runtime: emptyRT},
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("juicefsruntimes")), juicefs.Fields, juicefsSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.tieredstore.levels[].mediumtype", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.tieredstore.levels[].mediumtype", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
 }
 
 // TestValuesRefuseRefusedFields: a runtime admitted while the webhook was

@@ -20,7 +20,7 @@ func init() {
 	Fields = engines.Fields{
 		engines.WarnedField("spec.disablePrometheus", "has no effect: the Thin engine exports no metrics"),
 		engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod, merged with the profile's"),
-		engines.WarnedField("spec.management.metadataSyncPolicy", "metadata sync is not implemented: the Dataset's ufsTotal and fileNum stay empty"),
+		engines.OutsideChartField("spec.management.metadataSyncPolicy", "the controller's metadata Job", "autoSync true counts the Dataset's files and bytes (ufsTotal, fileNum) with a metadata Job; unset or false counts nothing, as in Fluid"),
 		engines.OutsideChartField("spec.profileName", "the reconciler, which reads the named ThinRuntimeProfile the release is built from", "the ThinRuntimeProfile the runtime runs"),
 		engines.HonouredField("spec.replicas", "number of workers"),
 		engines.RefusedField("spec.runAs", "Sluice's Thin engine does not run the FUSE program as another user; set the user in the image or in spec.fuse's command"),

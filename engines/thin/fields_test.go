@@ -41,7 +41,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.worker.replicas":                   {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noReplicas},
 	}
 	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("thinruntimes")), thin.Fields, thinSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.profileName", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.profileName", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
 }
 
 // TestHonouredProfileFieldsReachTheChart: the same for the profile's

@@ -22,6 +22,7 @@ import (
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -31,7 +32,8 @@ import (
 // manages but no other object its ClusterRole would allow: none in
 // kube-system, no Secret but Helm's release records (a service-account
 // token Secret is refused even labelled as an engine's), no object it
-// did not create (not even by labelling it), no Pod but by the apps-done
+// did not create (not even by labelling it), no Job but Sluice's (a
+// Dataset's metadata Job is allowed), no Pod but by the apps-done
 // annotation of a Pod it injected; on nodes it may change only
 // Sluice's labels. The CSI plugin's ServiceAccount may change only FUSE
 // labels, and only on the node its token names.
@@ -142,6 +144,17 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	// (An empty metadata.labels would be defaulted from the template's.)
 	stray.Name, stray.Labels, stray.Spec.Template.Labels = "stray", nil, nil
 	refused("the controller creates an unlabelled Job mounting a host directory", onlyManaged, controller.Create(ctx, stray))
+
+	// The metadata Job that counts a Dataset's files, as the controller
+	// builds it (ufsmeta.Job), and a Job without its labels.
+	metaDS := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "d", UID: "ds-uid"}}
+	metaJob := ufsmeta.Job(metaDS, metav1.OwnerReference{APIVersion: "data.fluid.io/v1alpha1", Kind: "AlluxioRuntime", Name: "d", UID: "rt-uid"},
+		ufsmeta.Options{Image: "ghcr.io/sluice-data/sluice:test", Deadline: time.Hour})
+	allowed("the controller creates a Dataset's metadata Job", controller.Create(ctx, metaJob))
+	allowed("the controller deletes a Dataset's metadata Job", controller.Delete(ctx, metaJob))
+	bare := ufsmeta.Job(metaDS, metaJob.OwnerReferences[0], ufsmeta.Options{Image: "evil"})
+	bare.Name, bare.Labels = "other", nil
+	refused("the controller creates an unlabelled Job", onlyManaged, controller.Create(ctx, bare))
 
 	theirs := cm("team-a", "theirs", nil)
 	if err := admin.Create(ctx, theirs); err != nil {

@@ -23,6 +23,10 @@ var controllerMetrics string
 // grace is the claim grace period the controller runs with in these tests.
 const grace = 2 * time.Second
 
+// metadataImage is the image of the controller's metadata Jobs in these
+// tests (no kubelet pulls it).
+const metadataImage = "registry.test/sluice:test"
+
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
@@ -33,6 +37,7 @@ func TestMain(m *testing.M) {
 		controllerMetrics = "http://" + metricsAddr + "/metrics"
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
+		o.MetadataImage = metadataImage
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
 		mgr, err := controller.New(cfg, o)
