@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
@@ -128,6 +129,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
 	defer func() {
+		if s.ds != nil && retErr == nil {
+			retErr = r.writeDataset(ctx, s)
+		}
 		if s.report && retErr == nil {
 			retErr = r.writeStatus(ctx, s)
 		}
@@ -147,6 +151,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if err != nil || !next {
 			return res, err
 		}
+	}
+	if m := s.obs.mounts; m != nil && m.pending && m.waiting != "" && (r.CacheRefresh == 0 || r.CacheRefresh > waitWorkers) {
+		// Changes of the workloads and the mount Job wake the runtime; this
+		// bounds the wait for one the cache missed.
+		return ctrl.Result{RequeueAfter: waitWorkers}, nil
 	}
 	return ctrl.Result{RequeueAfter: r.CacheRefresh}, nil
 }
@@ -205,9 +214,9 @@ func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, a
 }
 
 // SetupWithManager registers the reconciler, woken by its runtime kind, the
-// Dataset of the same name, the StatefulSets of its release (by Helm's
-// release annotations), its engine's pods and the Pods that mount its
-// Dataset's PVC (watches.go says which changes count).
+// Dataset of the same name, the StatefulSets and Jobs of its release (by
+// Helm's release annotations), its engine's pods and the Pods that mount
+// its Dataset's PVC (watches.go says which changes count).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.releases.TTL = releaseRecheck
 	if r.Client == nil || r.Engine == nil || r.Helm == nil {
@@ -218,6 +227,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(jobChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged))
 	for _, w := range r.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,12 +16,13 @@ import (
 
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
 // release's StatefulSets (its workers became ready: bind now rather than at
-// the next requeue) and of the Pods that matter to it; not its own status
-// writes.
+// the next requeue) and Jobs (a mount Job finished), and of the Pods that
+// matter to it; not its own status writes.
 
 // runtimeChanged passes a runtime's creation and deletion and the updates
 // of its spec, labels, annotations or deletion timestamp, not those of its
@@ -48,14 +50,24 @@ var podChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		old.Status.PodIP != cur.Status.PodIP || !maps.Equal(old.Labels, cur.Labels) || !old.DeletionTimestamp.Equal(cur.DeletionTimestamp)
 }}
 
-// statefulSetChanged passes a StatefulSet's spec and status changes.
+// statefulSetChanged passes a StatefulSet's spec and status changes, and
+// those of the Dataset mounts it was rendered for (engines.MountsAnnotation).
 var statefulSetChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	old, okOld := e.ObjectOld.(*appsv1.StatefulSet)
 	cur, okNew := e.ObjectNew.(*appsv1.StatefulSet)
 	if !okOld || !okNew {
 		return true
 	}
-	return old.Generation != cur.Generation || !equality.Semantic.DeepEqual(old.Status, cur.Status)
+	return old.Generation != cur.Generation || !equality.Semantic.DeepEqual(old.Status, cur.Status) ||
+		old.Annotations[engines.MountsAnnotation] != cur.Annotations[engines.MountsAnnotation]
+}}
+
+// jobChanged passes a Job's creation and deletion and the changes of its
+// conditions (a mount Job succeeded or failed).
+var jobChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*batchv1.Job)
+	cur, okNew := e.ObjectNew.(*batchv1.Job)
+	return !okOld || !okNew || !equality.Semantic.DeepEqual(old.Status.Conditions, cur.Status.Conditions)
 }}
 
 // sameName maps a Dataset to the runtime of its name.
