@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,10 +32,14 @@ type Facts struct {
 	// object sets, from its engine's field table (engines/fieldtables).
 	Fields []engines.Finding `json:"fields,omitempty"`
 
-	// Datasets.
-	Holders       []string     `json:"holders,omitempty"`
-	MountsChanged bool         `json:"mountsChanged"`
-	Mounts        []MountFacts `json:"mounts,omitempty"`
+	// Datasets. MountsChanged: the effective mounts change (spec.mounts,
+	// sharedOptions or sharedEncryptOptions). MountEdits are the changes
+	// of a bound Dataset's mounts its engine cannot apply
+	// (engines.MountChecker), each naming its field.
+	Holders       []string          `json:"holders,omitempty"`
+	MountsChanged bool              `json:"mountsChanged"`
+	Mounts        []MountFacts      `json:"mounts,omitempty"`
+	MountEdits    []engines.Finding `json:"mountEdits,omitempty"`
 }
 
 // Target is the Dataset a data operation works on.
@@ -161,4 +164,7 @@ func mountFacts(ms []datav1alpha1.Mount) []MountFacts {
 	return out
 }
 
-func mountsChanged(old, cur []datav1alpha1.Mount) bool { return !equality.Semantic.DeepEqual(old, cur) }
+// mountsChanged says whether the Dataset's effective mounts change.
+func mountsChanged(old, cur *datav1alpha1.Dataset) bool {
+	return !engines.SameMounts(engines.EffectiveMounts(old), engines.EffectiveMounts(cur))
+}
