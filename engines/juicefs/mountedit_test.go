@@ -29,7 +29,9 @@ func TestJuiceFSMountEdits(t *testing.T) {
 		{"read-only", func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts[0].ReadOnly = true }, nil},
 		{"sub-directory", func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts[0].MountPoint = "juicefs:///other" }, []string{"spec.mounts[0].mountPoint"}},
 		{"volume name", func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts[0].Name = "other" }, []string{"spec.mounts[0].name"}},
-		{"metadata URL", func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts[0].EncryptOptions[0].ValueFrom.SecretKeyRef.Name = "other" },
+		{"metadata URL", func(ds *datav1alpha1.Dataset) {
+			ds.Spec.Mounts[0].EncryptOptions[0].ValueFrom.SecretKeyRef.Name = "other"
+		},
 			[]string{"spec.mounts[0].encryptOptions[0]"}},
 		{"block size", func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts[0].Options["block-size"] = "8192" }, []string{`spec.mounts[0].options["block-size"]`}},
 		{"block size removed", func(ds *datav1alpha1.Dataset) { delete(ds.Spec.Mounts[0].Options, "block-size") }, []string{`spec.mounts[0].options["block-size"]`}},
