@@ -52,6 +52,10 @@ type Resolver interface {
 type Components struct {
 	Master bool
 	Worker bool
+	// MountJob: the release runs a Job, MountJobName(name,
+	// MountsDigest(ds)), that applies the Dataset's mounts to the running
+	// cache; a change of the mounts is applied once it has succeeded.
+	MountJob bool
 }
 
 // FuseVolume is how the Dataset's PV reaches the FUSE mount on a node.

@@ -164,6 +164,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
 	defer func() {
+		if s.ds != nil && retErr == nil {
+			retErr = r.writeDataset(ctx, s)
+		}
 		if s.report && retErr == nil {
 			retErr = r.writeStatus(ctx, s)
 		}
@@ -184,6 +187,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		if err != nil || !next {
 			return res, err
 		}
+	}
+	if m := s.obs.mounts; m != nil && m.pending && m.waiting != "" && (r.CacheRefresh == 0 || r.CacheRefresh > waitWorkers) {
+		// Changes of the workloads and the mount Job wake the runtime; this
+		// bounds the wait for one the cache missed.
+		return ctrl.Result{RequeueAfter: waitWorkers}, nil
 	}
 	return ctrl.Result{RequeueAfter: r.refreshAfter(s)}, nil
 }
@@ -262,8 +270,8 @@ func (r *Reconciler) event(rt client.Object, typ, reason, action, note string, a
 }
 
 // SetupWithManager registers the reconciler, woken by its runtime kind, the
-// Dataset of the same name, the StatefulSets of its release (by Helm's
-// release annotations), its engine's pods, the Pods that mount its
+// Dataset of the same name, the StatefulSets and Jobs of its release (by
+// Helm's release annotations), its engine's pods, the Pods that mount its
 // Dataset's PVC, the Jobs of its deletion's cache cleanup and its metadata
 // Jobs (watches.go says which changes count), and the reads of its
 // Dataset's usage pages that found something.
@@ -283,7 +291,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged)).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobRequests)).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.jobRequests), builder.WithPredicates(jobChanged)).
 		WatchesRawSource(source.Channel(r.wake, &handler.EnqueueRequestForObject{}))
 	for _, w := range r.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map))

@@ -24,6 +24,7 @@ func (r *Reconciler) observeComponents(ctx context.Context, eng engines.Engine, 
 			return nil, err
 		}
 		c := observeStatefulSet(sts)
+		c.name = rt.GetName() + "-master"
 		out.masters = &c
 	}
 	if comps.Worker {
@@ -32,6 +33,7 @@ func (r *Reconciler) observeComponents(ctx context.Context, eng engines.Engine, 
 			return nil, err
 		}
 		c := observeStatefulSet(sts)
+		c.name = rt.GetName() + "-worker"
 		out.workers = &c
 		if sts != nil {
 			if sel, err := metav1.LabelSelectorAsSelector(sts.Spec.Selector); err == nil {

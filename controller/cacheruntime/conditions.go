@@ -103,6 +103,17 @@ const (
 	// run; the message names each node and its error, and the deletion
 	// goes on (CacheCleaned=False).
 	ReasonCleanupFailed = "CleanupFailed"
+	// ReasonNotBound: the Dataset's Ready while no runtime is bound to it
+	// (the Dataset controller's reason for a new Dataset, and this
+	// controller's once a runtime that failed is starting again).
+	ReasonNotBound = "NotBound"
+	// ReasonUpdating: the Dataset's Ready while a change of its mounts is
+	// being applied to the bound runtime (phase Updating); the message says
+	// what it waits for.
+	ReasonUpdating = "Updating"
+	// ReasonMountsFailed: the Dataset's Ready when the engine's mount Job
+	// for its current mounts failed (phase Failed).
+	ReasonMountsFailed = "MountsFailed"
 )
 
 // Finalizer keeps a runtime until its release, volumes and binding are

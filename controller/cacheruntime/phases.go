@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -82,6 +81,9 @@ func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, 
 	eng, err := r.Engine, error(nil)
 	if res, ok := eng.(engines.Resolver); ok {
 		eng, err = res.Resolve(ctx, r.Client, s.rt)
+	}
+	if err == nil {
+		err = refusedMountEdit(eng, s.ds, s.rt, r.Engine.Type())
 	}
 	var values map[string]any
 	if err == nil {
@@ -159,6 +161,9 @@ func (r *Reconciler) observeWorkloads(ctx context.Context, s *scope) (ctrl.Resul
 		return ctrl.Result{}, false, err
 	}
 	s.obs.components = c
+	if err := r.observeMounts(ctx, s, c); err != nil {
+		return ctrl.Result{}, false, err
+	}
 	if c.waiting() == "" {
 		return ctrl.Result{}, true, nil
 	}
@@ -239,14 +244,13 @@ func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) err
 	return nil
 }
 
-// bindDataset marks the Dataset Bound to the runtime (VolumeBound).
-func (r *Reconciler) bindDataset(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	before := s.ds.DeepCopy()
-	s.ds.Status = boundDatasetStatus(s.ds, s.rt, r.Engine.Type())
-	if !equality.Semantic.DeepEqual(before.Status, s.ds.Status) {
-		if err := r.Client.Status().Patch(ctx, s.ds, client.MergeFrom(before)); err != nil {
-			return ctrl.Result{}, false, err
-		}
+// bindDataset binds the Dataset to the runtime (VolumeBound): its status,
+// computed at the end of the reconcile (datasetStatus), lists the runtime,
+// and the runtime records the mounts it serves. The Dataset is Bound then,
+// unless a change of its mounts is being applied.
+func (r *Reconciler) bindDataset(_ context.Context, s *scope) (ctrl.Result, bool, error) {
+	if m := s.obs.mounts; m != nil && !boundTo(s.ds, s.rt, r.Engine.Type()) {
+		m.record = true
 	}
 	s.obs.bound = true
 	return ctrl.Result{}, true, nil

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // observations are what one reconcile saw that the runtime's status
@@ -51,6 +52,9 @@ type observations struct {
 	// cleanup is the deletion's cache cleanup (CacheCleaned), nil when
 	// none was observed.
 	cleanup *verdict
+	// mounts are the Dataset's mounts and whether a change of them is
+	// applied (observeMounts).
+	mounts *mountSync
 }
 
 // observedAffinity is the cacheAffinity observed; affinity nil says that
@@ -88,6 +92,13 @@ type counts struct {
 	phase                              datav1alpha1.RuntimePhase
 	// done: every desired replica is ready in the current generation.
 	done bool
+	// name is the StatefulSet's; mounts its engines.MountsAnnotation (the
+	// Dataset mounts it was rendered for), "" when it has none.
+	name, mounts string
+	// rolling: the StatefulSet controller has not yet observed its
+	// generation, or has not yet replaced every pod by one of the current
+	// template (its current revision is not its update revision).
+	rolling bool
 }
 
 // observeStatefulSet reads a StatefulSet's counts; nil (not created yet)
@@ -105,6 +116,8 @@ func observeStatefulSet(sts *appsv1.StatefulSet) counts {
 		desired: desired, current: st.Replicas, ready: st.ReadyReplicas, available: st.AvailableReplicas,
 		phase: workerPhase(st.ReadyReplicas, desired),
 		done:  st.ReadyReplicas >= desired && st.ObservedGeneration >= sts.Generation,
+		name:  sts.Name, mounts: sts.Annotations[engines.MountsAnnotation],
+		rolling: st.ObservedGeneration < sts.Generation || st.UpdateRevision != "" && st.CurrentRevision != st.UpdateRevision,
 	}
 }
 
@@ -139,6 +152,9 @@ func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alph
 	}
 	if o.cacheStates != nil {
 		s.CacheStates = o.cacheStates
+	}
+	if m := o.mounts; m != nil && m.record && (!engines.SameMounts(s.Mounts, m.desired) || s.MountTime == nil) {
+		s.Mounts, s.MountTime = m.desired, &metav1.Time{Time: o.now}
 	}
 	s.Conditions = conditions(s.Conditions, o)
 	return s
@@ -322,32 +338,4 @@ func readyEvent(prev, next *metav1.Condition) (readyNote, bool) {
 		typ = corev1.EventTypeWarning
 	}
 	return readyNote{typ: typ, reason: next.Reason, note: next.Message}, true
-}
-
-// boundDatasetStatus is the Dataset's status once bound to rt: phase Bound
-// (or DataMigrating while a DataMigrate writes it: controller/operation
-// sets that phase and returns it to Bound), the runtime in
-// status.runtimes, the mounts as specified and Ready.
-func boundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
-	s := *ds.Status.DeepCopy()
-	if s.Phase != datav1alpha1.DataMigratingDatasetPhase {
-		s.Phase = datav1alpha1.BoundDatasetPhase
-	}
-	s.Runtimes = []datav1alpha1.Runtime{{Name: rt.GetName(), Namespace: rt.GetNamespace(), Type: runtimeType, Category: datav1alpha1.AccelerateCategory}}
-	s.Mounts = ds.Spec.Mounts
-	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonBound,
-		Message: fmt.Sprintf("bound to %s runtime %s", runtimeType, rt.GetName()), ObservedGeneration: ds.Generation})
-	return s
-}
-
-// unboundDatasetStatus is the Dataset's status once its runtime is
-// deleted: NotBound, without runtimes, cache states, mounts or the usage
-// the runtime counted (ufsTotal and fileNum, counted again by the next).
-func unboundDatasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string) datav1alpha1.DatasetStatus {
-	s := *ds.Status.DeepCopy()
-	s.Phase, s.Runtimes, s.CacheStates, s.Mounts = datav1alpha1.NotBoundDatasetPhase, nil, nil, nil
-	s.UfsTotal, s.FileNum = "", ""
-	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonRuntimeDeleted,
-		Message: fmt.Sprintf("%s runtime %s was deleted", runtimeType, rt.GetName()), ObservedGeneration: ds.Generation})
-	return s
 }

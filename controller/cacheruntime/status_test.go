@@ -231,24 +231,6 @@ func TestReadyEvent(t *testing.T) {
 	}
 }
 
-// TestBoundDatasetKeepsDataMigrating: binding (which every reconcile of a
-// bound runtime checks) leaves a Dataset that a DataMigrate is writing
-// DataMigrating, and binds any other phase as Bound.
-func TestBoundDatasetKeepsDataMigrating(t *testing.T) {
-	rt := &datav1alpha1.JuiceFSRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"}}
-	for phase, want := range map[datav1alpha1.DatasetPhase]datav1alpha1.DatasetPhase{
-		datav1alpha1.NoneDatasetPhase:          datav1alpha1.BoundDatasetPhase,
-		datav1alpha1.NotBoundDatasetPhase:      datav1alpha1.BoundDatasetPhase,
-		datav1alpha1.BoundDatasetPhase:         datav1alpha1.BoundDatasetPhase,
-		datav1alpha1.DataMigratingDatasetPhase: datav1alpha1.DataMigratingDatasetPhase,
-	} {
-		ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"}, Status: datav1alpha1.DatasetStatus{Phase: phase}}
-		if got := boundDatasetStatus(ds, rt, "juicefs").Phase; got != want {
-			t.Errorf("binding a Dataset in phase %q: %q, want %q", phase, got, want)
-		}
-	}
-}
-
 // TestLongMessagesAreCut (reliability audit L6): a 40 KiB error (a Helm
 // failure) reaches the conditions cut to what the API server accepts, so
 // the status that reports it can be written.

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,12 +19,13 @@ import (
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
 // release's StatefulSets (its workers became ready: bind now rather than at
-// the next requeue) and of the Pods that matter to it; not its own status
-// writes.
+// the next requeue) and Jobs (a mount Job finished), and of the Pods that
+// matter to it; not its own status writes.
 
 // runtimeChanged passes a runtime's creation and deletion and the updates
 // of its spec, labels, annotations or deletion timestamp, not those of its
@@ -51,14 +53,24 @@ var podChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		old.Status.PodIP != cur.Status.PodIP || !maps.Equal(old.Labels, cur.Labels) || !old.DeletionTimestamp.Equal(cur.DeletionTimestamp)
 }}
 
-// statefulSetChanged passes a StatefulSet's spec and status changes.
+// statefulSetChanged passes a StatefulSet's spec and status changes, and
+// those of the Dataset mounts it was rendered for (engines.MountsAnnotation).
 var statefulSetChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 	old, okOld := e.ObjectOld.(*appsv1.StatefulSet)
 	cur, okNew := e.ObjectNew.(*appsv1.StatefulSet)
 	if !okOld || !okNew {
 		return true
 	}
-	return old.Generation != cur.Generation || !equality.Semantic.DeepEqual(old.Status, cur.Status)
+	return old.Generation != cur.Generation || !equality.Semantic.DeepEqual(old.Status, cur.Status) ||
+		old.Annotations[engines.MountsAnnotation] != cur.Annotations[engines.MountsAnnotation]
+}}
+
+// jobChanged passes a Job's creation and deletion and the changes of its
+// conditions (a mount, cleanup or metadata Job succeeded or failed).
+var jobChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	old, okOld := e.ObjectOld.(*batchv1.Job)
+	cur, okNew := e.ObjectNew.(*batchv1.Job)
+	return !okOld || !okNew || !equality.Semantic.DeepEqual(old.Status.Conditions, cur.Status.Conditions)
 }}
 
 // sameName maps a Dataset to the runtime of its name.
@@ -104,14 +116,15 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 // jobRequests maps the Jobs a runtime's reconciler runs to their runtime:
 // a cache cleanup Job of this reconciler's engine (labelled by
 // engines/cachecleanup) to the runtime whose deletion runs it, a metadata
-// Job (ufsmeta.LabelComponent) to the runtime that controls it.
-func (r *Reconciler) jobRequests(_ context.Context, o client.Object) []reconcile.Request {
+// Job (ufsmeta.LabelComponent) to the runtime that controls it, and a Job
+// of the engine's release (a mount Job) to the runtime of the release.
+func (r *Reconciler) jobRequests(ctx context.Context, o client.Object) []reconcile.Request {
 	l := o.GetLabels()
 	if name := l[cachecleanup.LabelRuntime]; name != "" && l[cachecleanup.LabelEngine] == r.Engine.Type() {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
 	}
 	if l[ufsmeta.LabelComponent] != ufsmeta.Component {
-		return nil
+		return releaseRequests(ctx, o)
 	}
 	if ref := metav1.GetControllerOf(o); ref != nil {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: ref.Name}}}

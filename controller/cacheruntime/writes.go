@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,6 +48,44 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		}
 		fresh := r.Engine.NewObject()
 		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(s.rt), fresh); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		stored = fresh
+	}
+}
+
+// writeDataset writes the Dataset's status computed from the scope's
+// observations (datasetStatus) over the status as stored, if it changed,
+// in one merge patch with the Dataset's resourceVersion as read as its
+// precondition: other parties write the Dataset's status too (the webhook's
+// claims, the Dataset controller, a DataMigrate's reconciler), and none of
+// their writes may be replaced. A refused patch reads the Dataset from the
+// API server and computes the status again over it, once. The Dataset's
+// Ready transitions worth telling are recorded as Events (datasetEvent).
+func (r *Reconciler) writeDataset(ctx context.Context, s *scope) error {
+	stored := s.ds
+	for attempt := 0; ; attempt++ {
+		next := datasetStatus(stored, s.rt, r.Engine.Type(), s.obs)
+		if equality.Semantic.DeepEqual(stored.Status, next) {
+			return nil
+		}
+		obj := stored.DeepCopy()
+		obj.Status = next
+		err := r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case err == nil:
+			if e, ok := datasetEvent(meta.FindStatusCondition(stored.Status.Conditions, ConditionReady), meta.FindStatusCondition(next.Conditions, ConditionReady)); ok {
+				r.event(obj, e.typ, e.reason, "Reconcile", "%s", e.note)
+			}
+			*s.ds = *obj
+			return nil
+		case !apierrors.IsConflict(err):
+			return client.IgnoreNotFound(err)
+		case attempt > 0:
+			return fmt.Errorf("writing the status of Dataset %s: %w", client.ObjectKeyFromObject(s.ds), err)
+		}
+		fresh := &datav1alpha1.Dataset{}
+		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(s.ds), fresh); err != nil {
 			return client.IgnoreNotFound(err)
 		}
 		stored = fresh

@@ -26,9 +26,11 @@ func (Engine) Chart() fs.FS { return charts.Alluxio }
 // AlluxioRuntimes.
 func (Engine) NewObject() datav1alpha1.RuntimeObject { return &datav1alpha1.AlluxioRuntime{} }
 
-// Components implements engines.Engine: Alluxio runs masters and workers.
+// Components implements engines.Engine: Alluxio runs masters and workers,
+// and a Job that applies the Dataset's nested mounts to the running
+// masters (mountjob.go).
 func (Engine) Components(client.Object) engines.Components {
-	return engines.Components{Master: true, Worker: true}
+	return engines.Components{Master: true, Worker: true, MountJob: true}
 }
 
 // MountType is the file-system type of the Alluxio FUSE mount, recorded as

@@ -80,7 +80,8 @@ func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRunt
 func TestChartGolden(t *testing.T) {
 	ds, rt := sample()
 	enginetest.Golden(t, render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
-		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"})
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/mount-job.yaml", "templates/mounts-configmap.yaml",
+		"templates/worker-statefulset.yaml"})
 }
 
 // TestChartDefaultsRender checks that values.yaml documents every value the
@@ -109,5 +110,6 @@ func TestChartGoldenVolumes(t *testing.T) {
 	rt.Spec.Worker.VolumeMounts, rt.Spec.JobWorker.VolumeMounts = scratch, certs
 	rt.Spec.Fuse.VolumeMounts = append(slices.Clone(certs), scratch...)
 	enginetest.GoldenCase(t, "volumes", render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
-		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/worker-statefulset.yaml"})
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/mount-job.yaml", "templates/mounts-configmap.yaml",
+		"templates/worker-statefulset.yaml"})
 }

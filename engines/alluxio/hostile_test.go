@@ -15,7 +15,7 @@ import (
 
 // TestHostileStringsRenderAsData feeds hostile strings through every
 // string field of an AlluxioRuntime and its Dataset that reaches the
-// chart, and checks that the chart still renders exactly its five objects
+// chart, and checks that the chart still renders exactly its seven objects
 // in the runtime's namespace, each decoding strictly, with every string
 // whole: in the manifests as given, in the properties files once read as
 // .properties, or in the mount script's arguments once a shell reads them.
@@ -53,7 +53,8 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 
 	rel := enginetest.DecodeRelease(t, render(t, ds, rt), "team-a", map[string]string{
 		"templates/config-configmap.yaml": "ConfigMap", "templates/fuse-daemonset.yaml": "DaemonSet", "templates/master-service.yaml": "Service",
-		"templates/master-statefulset.yaml": "StatefulSet", "templates/worker-statefulset.yaml": "StatefulSet"})
+		"templates/master-statefulset.yaml": "StatefulSet", "templates/worker-statefulset.yaml": "StatefulSet",
+		"templates/mounts-configmap.yaml": "ConfigMap", "templates/mount-job.yaml": "Job"})
 	rel.Carries(t, "registry/alluxio"+line+":tag"+line, "registry/fuse"+line+":fuse-tag"+line, "--fuse-opts="+h, path+"0", path+"1",
 		"runtime-jvm"+h, "master-jvm"+h, "worker-jvm"+h, "job-master-jvm"+h, "master-env"+h, "worker-env"+h, "fuse-env"+h,
 		"master-selector"+h, "master-selected"+h, "worker-selector"+h, "worker-selected"+h, "fuse-selector"+h, "fuse-selected"+h,
@@ -74,12 +75,14 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 			}
 		}
 	}
-	args := scriptArgs(t, cm.Data["mount-ufs.sh"], "/validation")
+	args := scriptArgs(t, rel.Objects["templates/mounts-configmap.yaml"].(*corev1.ConfigMap).Data["mount-ufs.sh"], "/validation")
 	for _, want := range []string{"alluxio.underfs.note=mount-option" + h, "s3://imagenet/val" + line} {
 		if !slices.Contains(args, want) {
 			t.Errorf("the mount of /validation does not pass %q as one argument: %q", want, args)
 		}
 	}
+	// The mount Job receives them as argv items of its fixed script.
+	rel.Runs(t, "alluxio.underfs.note=mount-option"+h, "s3://imagenet/val"+line)
 }
 
 // TestHostileStringsRefusedWhereNotData: what no Alluxio process could take

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -23,7 +24,11 @@ type objects struct {
 	service        *corev1.Service
 	master, worker *appsv1.StatefulSet
 	fuse           *appsv1.DaemonSet
-	manifests      map[string]string
+	// mounts holds the mount-ufs sidecar's script, nil without nested
+	// mounts; job is the mount Job.
+	mounts    *corev1.ConfigMap
+	job       *batchv1.Job
+	manifests map[string]string
 }
 
 func decode(t *testing.T, out map[string]string) objects {
@@ -34,6 +39,8 @@ func decode(t *testing.T, out map[string]string) objects {
 		master:    enginetest.Decode[appsv1.StatefulSet](t, out, "templates/master-statefulset.yaml"),
 		worker:    enginetest.Decode[appsv1.StatefulSet](t, out, "templates/worker-statefulset.yaml"),
 		fuse:      enginetest.Decode[appsv1.DaemonSet](t, out, "templates/fuse-daemonset.yaml"),
+		mounts:    enginetest.DecodeOptional[corev1.ConfigMap](t, out, "templates/mounts-configmap.yaml"),
+		job:       enginetest.Decode[batchv1.Job](t, out, "templates/mount-job.yaml"),
 		manifests: out,
 	}
 }
@@ -203,6 +210,17 @@ func TestRenderedObjectsMeanWhatTheSpecSays(t *testing.T) {
 	}
 }
 
+// secretVar is the container's environment variable that reads key of
+// Secret secret, "" when none does.
+func secretVar(c corev1.Container, secret, key string) string {
+	for _, e := range c.Env {
+		if r := e.ValueFrom; r != nil && r.SecretKeyRef != nil && r.SecretKeyRef.Name == secret && r.SecretKeyRef.Key == key {
+			return e.Name
+		}
+	}
+	return ""
+}
+
 func hasPort(c corev1.Container, name string, port int32) bool {
 	for _, p := range c.Ports {
 		if p.Name == name {
@@ -225,9 +243,12 @@ func TestSecretsStayInSecrets(t *testing.T) {
 			t.Errorf("mount-ufs env %s is not a minio-creds reference: %+v", e.Name, e)
 		}
 	}
-	script := o.config.Data["mount-ufs.sh"]
-	if !strings.Contains(script, `"aws.secretKey=${UFS0_AWS_SECRETKEY}"`) || env(mounter, "UFS0_AWS_SECRETKEY").ValueFrom.SecretKeyRef.Key != "secret-key" {
-		t.Errorf("the /train mount does not take aws.secretKey from its variable:\n%s", script)
+	script := o.mounts.Data["mount-ufs.sh"]
+	if v := secretVar(mounter, "minio-creds", "secret-key"); v == "" || !strings.Contains(script, `"aws.secretKey=${`+v+`}"`) {
+		t.Errorf("the /train mount does not take aws.secretKey from its variable %q:\n%s", v, script)
+	}
+	if n := len(mounter.Env); n != 2 {
+		t.Errorf("mount-ufs reads %d variables, want one per Secret key the mounts read (2): %+v", n, mounter.Env)
 	}
 	for name, m := range o.manifests {
 		if strings.Contains(m, "PLAIN-VALUE-OVERRIDDEN") {
@@ -258,7 +279,7 @@ func TestSecretsStayInSecrets(t *testing.T) {
 	if e := env(m, "UFS0_AWS_SECRETKEY"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Name != "minio-creds" || e.Value != "" {
 		t.Errorf("UFS0_AWS_SECRETKEY = %+v, want a reference to minio-creds", e)
 	}
-	if len(o.master.Spec.Template.Spec.Containers) != 2 || o.config.Data["mount-ufs.sh"] != "" || enginetest.Volume(o.master.Spec.Template.Spec, "ufs-root") != nil {
+	if len(o.master.Spec.Template.Spec.Containers) != 2 || o.mounts != nil || enginetest.Volume(o.master.Spec.Template.Spec, "ufs-root") != nil {
 		t.Errorf("a root mount needs no mount-ufs sidecar, script or local root")
 	}
 }
@@ -324,7 +345,7 @@ func TestLocalAndPVCMountsBecomeVolumes(t *testing.T) {
 			t.Errorf("%s: local:// mount at /ufs/0 = %+v", c.Name, vm)
 		}
 	}
-	script := o.config.Data["mount-ufs.sh"]
+	script := o.mounts.Data["mount-ufs.sh"]
 	if !strings.Contains(script, "'/labels' '/ufs/0'") || !strings.Contains(script, "'/extra' '/ufs/1/imagenet/extra'") {
 		t.Errorf("mount script:\n%s", script)
 	}

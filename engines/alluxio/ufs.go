@@ -1,6 +1,8 @@
 package alluxio
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"path"
@@ -13,6 +15,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/dataop"
 )
 
 const (
@@ -35,7 +38,10 @@ type ufs struct {
 	// localRoot says the root under storage is the master's empty directory.
 	localRoot bool
 	nested    []nestedMount
-	// nestedSecrets fill nested mounts' options, on the mounting sidecar.
+	// nestedSecrets fill nested mounts' options, on the mounting sidecar
+	// and the mount Job: one variable per Secret key (secretKeyEnv), so
+	// that a nested mount reading keys other mounts read already adds no
+	// variable to the master's pod, which would restart it.
 	nestedSecrets []secretOption
 	// volumes back local:// and pvc:// mounts on masters and workers.
 	volumes []corev1.Volume
@@ -49,10 +55,15 @@ type secretOption struct {
 }
 
 // nestedMount is one `alluxio fs mount`: the Alluxio path and the command's
-// arguments, shell-quoted. Secret values appear only as ${VAR} references.
+// arguments, shell-quoted, for the mount-ufs sidecar's script (secret
+// values appear only as ${VAR} references); and, for the mount Job, the
+// under storage and the flags as argv items in the kubelet's form
+// (secret values as $(VAR) references).
 type nestedMount struct {
-	Path string `json:"path"`
-	Args string `json:"args"`
+	Path  string `json:"path"`
+	Args  string `json:"args"`
+	uri   string
+	flags []string
 }
 
 // mountPathChars keeps Alluxio paths safe to match in the mount listing.
@@ -99,9 +110,17 @@ func planUFS(ds *datav1alpha1.Dataset) (ufs, error) {
 			u.rootSecrets = secrets
 			continue
 		}
-		u.nested = append(u.nested, nestedMount{Path: p, Args: mountArgs(p, uri, opts, secrets, m)})
-		u.nestedSecrets = append(u.nestedSecrets, secrets...)
+		for j := range secrets {
+			secrets[j].env = secretKeyEnv(secrets[j].secret, secrets[j].key)
+		}
+		u.nested = append(u.nested, nestedMount{Path: p, Args: mountArgs(p, uri, opts, secrets, m), uri: uri, flags: mountFlags(opts, secrets, m)})
+		for _, s := range secrets {
+			if !slices.ContainsFunc(u.nestedSecrets, func(o secretOption) bool { return o.env == s.env }) {
+				u.nestedSecrets = append(u.nestedSecrets, s)
+			}
+		}
 	}
+	slices.SortFunc(u.nestedSecrets, func(a, b secretOption) int { return strings.Compare(a.env, b.env) })
 	if len(u.nested) > 0 {
 		u.localRoot = true
 		u.props[rootOptionPrefix+"ufs"] = localRoot
@@ -219,6 +238,14 @@ func secretOptions(ds *datav1alpha1.Dataset, i int) ([]secretOption, error) {
 	return out, nil
 }
 
+// secretKeyEnv is the environment variable that reads key of Secret
+// secret for nested mounts: UFS_SECRET_ and 12 hex digits of their
+// SHA-256.
+func secretKeyEnv(secret, key string) string {
+	sum := sha256.Sum256([]byte(secret + "\x00" + key))
+	return "UFS_SECRET_" + strings.ToUpper(hex.EncodeToString(sum[:6]))
+}
+
 // envSuffix turns an option name (aws.secretKey) into an environment
 // variable part (AWS_SECRETKEY).
 func envSuffix(s string) string {
@@ -243,6 +270,27 @@ func mountArgs(p, uri string, opts map[string]string, secrets []secretOption, m 
 		args = append(args, "--option", fmt.Sprintf(`"%s=${%s}"`, s.option, s.env))
 	}
 	return strings.Join(append(args, shellQuote(p), shellQuote(uri)), " ")
+}
+
+// mountFlags are the flags of `alluxio fs mount` (and of `alluxio fs
+// updateMount`, which takes the same) for a nested mount, one argv item
+// each: literal parts through dataop.NoExpand, secret options as the
+// $(VAR) the kubelet expands from the container's environment.
+func mountFlags(opts map[string]string, secrets []secretOption, m datav1alpha1.Mount) []string {
+	var flags []string
+	if m.ReadOnly {
+		flags = append(flags, "--readonly")
+	}
+	if m.Shared {
+		flags = append(flags, "--shared")
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		flags = append(flags, "--option", dataop.NoExpand(k+"="+opts[k]))
+	}
+	for _, s := range secrets {
+		flags = append(flags, "--option", dataop.NoExpand(s.option+"=")+"$("+s.env+")")
+	}
+	return flags
 }
 
 func shellQuote(s string) string {

@@ -36,9 +36,13 @@ type release struct {
 	// escaped for the .properties format.
 	Config    map[string]map[string]string `json:"config"`
 	UFSMounts []nestedMount                `json:"ufsMounts"`
-	Master    masterValues                 `json:"master"`
-	Worker    workerValues                 `json:"worker"`
-	Fuse      fuseValues                   `json:"fuse"`
+	// MountsDigest is engines.MountsDigest of the Dataset, on the
+	// StatefulSets and the mount Job.
+	MountsDigest string       `json:"mountsDigest"`
+	MountJob     mountJob     `json:"mountJob"`
+	Master       masterValues `json:"master"`
+	Worker       workerValues `json:"worker"`
+	Fuse         fuseValues   `json:"fuse"`
 }
 
 type image struct {
@@ -150,6 +154,8 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 	r.Master = masterOf(rt, replicas, u, ports)
 	r.Worker = workerOf(rt, t, u, ports)
 	r.Fuse = fuseOf(ds, rt)
+	r.MountsDigest = engines.MountsDigest(ds)
+	r.MountJob = mountJobOf(ds, rt, u, r.MountsDigest)
 	if err := userVolumes(rt, r); err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
@@ -50,7 +51,7 @@ type Release struct {
 
 // DecodeRelease checks that the chart rendered exactly the templates of
 // want (template file: kind), each one object of that kind (StatefulSet,
-// DaemonSet, Service or ConfigMap) in namespace, decoding strictly into
+// DaemonSet, Job, Service or ConfigMap) in namespace, decoding strictly into
 // its type; documents are read as the Helm kube client reads them. It
 // returns the objects with their strings and argv.
 func DecodeRelease(t testing.TB, out map[string]string, namespace string, want map[string]string) *Release {
@@ -81,6 +82,9 @@ func DecodeRelease(t testing.TB, out map[string]string, namespace string, want m
 			obj, pod = o, &o.Spec.Template.Spec
 		case "DaemonSet":
 			o := &appsv1.DaemonSet{}
+			obj, pod = o, &o.Spec.Template.Spec
+		case "Job":
+			o := &batchv1.Job{}
 			obj, pod = o, &o.Spec.Template.Spec
 		case "Service":
 			obj = &corev1.Service{}

@@ -28,6 +28,8 @@ type Engine struct {
 	// UngatedCron renders CronJobs whose runs start at once instead of
 	// suspended (a broken chart, for testing the controller's check).
 	UngatedCron bool
+	// MountJob renders a mount Job (engines.Components.MountJob).
+	MountJob bool
 }
 
 var _ engines.Engine = Engine{}
@@ -54,9 +56,10 @@ func (e Engine) NewObject() datav1alpha1.RuntimeObject {
 	return e.Object()
 }
 
-// Components implements engines.Engine: workers, and a master if Master.
+// Components implements engines.Engine: workers, a master if Master and a
+// mount Job if MountJob.
 func (e Engine) Components(client.Object) engines.Components {
-	return engines.Components{Master: e.Master, Worker: true}
+	return engines.Components{Master: e.Master, Worker: true, MountJob: e.MountJob}
 }
 
 // Volume implements engines.Engine.
@@ -87,8 +90,13 @@ func (e Engine) Values(ds *datav1alpha1.Dataset, rt client.Object) (map[string]a
 	if err != nil {
 		return nil, engines.Invalid("spec.replicas: %v", err)
 	}
+	digest, job := engines.MountsDigest(ds), ""
+	if e.MountJob {
+		job = engines.MountJobName(rt.GetName(), digest)
+	}
 	return map[string]any{
 		"name": rt.GetName(), "namespace": rt.GetNamespace(), "engine": e.Type(),
+		"mountsDigest": digest, "mountJob": map[string]any{"name": job},
 		"master": map[string]any{"enabled": e.Master},
 		"worker": map[string]any{"replicas": replicas},
 		"fuse":   map[string]any{"labelKey": datav1alpha1.KeyOf(ds).FuseLabelKey()},

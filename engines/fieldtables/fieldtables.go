@@ -15,15 +15,18 @@ type Table struct {
 	// Dataset are the fields of a Dataset served by a runtime of this
 	// kind that its engine refuses.
 	Dataset engines.Fields
+	// Mounts refuses the changes of a bound Dataset's mounts that the
+	// engine cannot apply; nil when it applies every change.
+	Mounts engines.MountChecker
 }
 
 // All are the field tables, in the order docs/engines.md shows them.
 var All = []Table{
-	{"JuiceFSRuntime", juicefs.Fields, juicefs.DatasetFields},
-	{"AlluxioRuntime", alluxio.Fields, alluxio.DatasetFields},
-	{"JindoRuntime", jindo.Fields, jindo.DatasetFields},
-	{"ThinRuntime", thin.Fields, thin.DatasetFields},
-	{"ThinRuntimeProfile", thin.ProfileFields, nil},
+	{"JuiceFSRuntime", juicefs.Fields, juicefs.DatasetFields, juicefs.Engine{}},
+	{"AlluxioRuntime", alluxio.Fields, alluxio.DatasetFields, alluxio.Engine{}},
+	{"JindoRuntime", jindo.Fields, jindo.DatasetFields, nil},
+	{"ThinRuntime", thin.Fields, thin.DatasetFields, nil},
+	{"ThinRuntimeProfile", thin.ProfileFields, nil, nil},
 }
 
 // ForKind returns the field table of kind; false for a kind without one.

@@ -12,6 +12,9 @@ type values struct {
 	// DatasetID is "<namespace>-<name>", the fluid.io/dataset label value.
 	DatasetID string `json:"datasetID"`
 	Placement string `json:"placement"`
+	// MountsDigest is engines.MountsDigest of the Dataset, on the
+	// StatefulSets.
+	MountsDigest string `json:"mountsDigest"`
 
 	Image        image                `json:"image"`
 	FuseImage    image                `json:"fuseImage"`

@@ -110,9 +110,10 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	}
 	values := map[string]any{
 		"name": rt.Name, "namespace": rt.Namespace, "datasetID": key.DatasetID(), "placement": placement,
-		"worker":      worker,
-		"fuse":        fuse,
-		"tolerations": ds.Spec.Tolerations,
+		"mountsDigest": engines.MountsDigest(ds),
+		"worker":       worker,
+		"fuse":         fuse,
+		"tolerations":  ds.Spec.Tolerations,
 	}
 	if ds.Spec.NodeAffinity != nil && ds.Spec.NodeAffinity.Required != nil {
 		values["nodeAffinity"] = ds.Spec.NodeAffinity.Required

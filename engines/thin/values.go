@@ -21,6 +21,7 @@ type chartValues struct {
 	Namespace    string               `json:"namespace"`
 	DatasetID    string               `json:"datasetId"`
 	Placement    string               `json:"placement"`
+	MountsDigest string               `json:"mountsDigest"`
 	NodeAffinity *corev1.NodeSelector `json:"nodeAffinity"`
 	Tolerations  []corev1.Toleration  `json:"tolerations"`
 	Config       FuseConfig           `json:"config"`
@@ -105,7 +106,7 @@ func ValuesFor(ds *datav1alpha1.Dataset, profile *datav1alpha1.ThinRuntimeProfil
 		placement = string(datav1alpha1.ExclusiveMode)
 	}
 	v := chartValues{
-		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datasetID(ds), Placement: placement,
+		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datasetID(ds), Placement: placement, MountsDigest: engines.MountsDigest(ds),
 		Tolerations: ds.Spec.Tolerations, Config: cfg, Secrets: secrets, Cache: cache,
 	}
 	if ds.Spec.NodeAffinity != nil {

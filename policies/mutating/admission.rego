@@ -1,31 +1,41 @@
 # Dataset admission checks.
 #
-# Denies Pods that use a dataset that is not Bound, or a reference dataset
-# whose referenced Dataset is not (unless annotated
+# Denies Pods that use a dataset no runtime serves, or a reference dataset
+# whose referenced Dataset no runtime serves (unless annotated
 # sidecar.fluid.io/skip-precheck=true), or a dataset in another namespace
 # that data.sluice.config.mutating.crossNamespace does not allow (a
 # reference dataset is its own namespace's: who may reference whom is
-# decided when it is created, policies/validating/references.rego).
+# decided when it is created, policies/validating/references.rego). A
+# dataset is served when it is Bound, Updating (a change of its mounts is
+# being applied to the bound runtime) or Failed while bound (its runtime
+# could not apply its current spec and serves the last one it applied).
 package sluice.mutating
 
 import rego.v1
 
 skip_precheck if input.pod.metadata.annotations["sidecar.fluid.io/skip-precheck"] == "true"
 
+served(ds) if ds.phase in {"Bound", "Updating"}
+
+served(ds) if {
+	ds.phase == "Failed"
+	ds.runtime.name != ""
+}
+
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	some v in input.datasetVolumes
-	v.dataset.phase != "Bound"
+	not served(v.dataset)
 	not skip_precheck
 	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
 	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])
 }
 
 # A reference dataset (dataset://) is served by the Dataset it references,
-# which must be Bound too.
+# which must be Bound (or Updating) too.
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	some v in input.datasetVolumes
 	r := v.dataset.reference
-	r.phase != "Bound"
+	not r.phase in {"Bound", "Updating"}
 	not skip_precheck
 	phase := object.get({"": "None"}, r.phase, r.phase)
 	msg := sprintf("volume %q uses reference dataset %s, whose Dataset %s/%s is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), r.namespace, r.name, phase])

@@ -25,6 +25,21 @@ test_bound_dataset_is_admitted if {
 	d.deny == set()
 }
 
+# A bound dataset whose mounts are being changed, or whose runtime failed
+# to apply its spec, is still served by its runtime.
+test_updating_and_bound_failed_datasets_are_admitted if {
+	updating := mutating.decision with input as input_for(serverful_pod, one_volume(dataset("imagenet", "Updating")))
+	updating.deny == set()
+	failed := mutating.decision with input as input_for(serverful_pod, one_volume(dataset("imagenet", "Failed")))
+	failed.deny == set()
+}
+
+test_failed_dataset_never_bound_is_denied if {
+	never := object.union(dataset("imagenet", "Failed"), {"runtime": {"name": "", "type": "", "namespace": ""}})
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(never))
+	only(d.deny).message == "volume \"data\" uses dataset team-a/imagenet, which is not Bound (phase Failed)"
+}
+
 other_ns := object.union(bound("shared"), {"namespace": "data-team"})
 
 test_cross_namespace_dataset_is_denied_by_default if {

@@ -3,7 +3,8 @@
 # Dataset and runtime names are DNS-1035 labels (they become Service and
 # label names); a Dataset binds one runtime, so a second runtime of another
 # kind with the same name is denied; a Dataset's mounts cannot change while
-# an operation holds it; mount-point schemes may be restricted per namespace.
+# an operation holds it, nor in ways its bound runtime's engine cannot apply;
+# mount-point schemes may be restricted per namespace.
 package sluice.validating
 
 import rego.v1
@@ -29,6 +30,17 @@ deny contains deny_at("dataset-mounts-held", "spec.mounts", msg) if {
 	facts.mountsChanged
 	count(object.get(facts, "holders", [])) > 0
 	msg := sprintf("cannot change while %s holds the Dataset", [concat(", ", facts.holders)])
+}
+
+# The changes of a bound Dataset's mounts that its engine cannot apply to the
+# running cache (engines.MountChecker: JuiceFS's volume identity, Alluxio's
+# root under storage), each naming its field. The engine refuses them at
+# reconcile too (InvalidSpec), so the denial never hides a change that would
+# be applied.
+deny contains deny_at("mount-edit", f.path, f.message) if {
+	input.kind == "Dataset"
+	input.request.operation == "UPDATE"
+	some f in object.get(facts, "mountEdits", [])
 }
 
 allowed_schemes(ns) := s if {

@@ -31,6 +31,14 @@ test_mounts_cannot_change_while_held if {
 	count(free.deny) == 0
 }
 
+test_mount_edits_the_engine_cannot_apply_are_denied_naming_the_field if {
+	edit := {"path": "spec.mounts[0].mountPoint", "support": "refused", "message": "the mount point cannot change"}
+	d := validating.decision with input as dataset_input("UPDATE", [], {"mountsChanged": true, "mountEdits": [edit]})
+	d.deny == {{"rule": "mount-edit", "message": "spec.mounts[0].mountPoint: the mount point cannot change"}}
+	free := validating.decision with input as dataset_input("UPDATE", [], {"mountsChanged": true})
+	count(free.deny) == 0
+}
+
 test_mount_schemes_restricted_per_namespace if {
 	inp := dataset_input("CREATE", [{"mountPoint": "hdfs://nn/p", "scheme": "hdfs"}, {"mountPoint": "s3://b", "scheme": "s3"}], {})
 	d := validating.decision with input as inp with data.sluice.config.validating.mountSchemes as {"*": ["s3", "oss"]}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,10 +35,14 @@ type Facts struct {
 	// the Dataset of its name when that is a reference dataset.
 	DatasetReference string `json:"datasetReference,omitempty"`
 
-	// Datasets.
-	Holders       []string     `json:"holders,omitempty"`
-	MountsChanged bool         `json:"mountsChanged"`
-	Mounts        []MountFacts `json:"mounts,omitempty"`
+	// Datasets. MountsChanged: the effective mounts change (spec.mounts,
+	// sharedOptions or sharedEncryptOptions). MountEdits are the changes
+	// of a bound Dataset's mounts its engine cannot apply
+	// (engines.MountChecker), each naming its field.
+	Holders       []string          `json:"holders,omitempty"`
+	MountsChanged bool              `json:"mountsChanged"`
+	Mounts        []MountFacts      `json:"mounts,omitempty"`
+	MountEdits    []engines.Finding `json:"mountEdits,omitempty"`
 	// Reference is what a reference dataset's dataset:// mount leads to;
 	// nil for other Datasets. WasReference says whether the Dataset was a
 	// reference dataset before an UPDATE.
@@ -169,4 +172,7 @@ func mountFacts(ms []datav1alpha1.Mount) []MountFacts {
 	return out
 }
 
-func mountsChanged(old, cur []datav1alpha1.Mount) bool { return !equality.Semantic.DeepEqual(old, cur) }
+// mountsChanged says whether the Dataset's effective mounts change.
+func mountsChanged(old, cur *datav1alpha1.Dataset) bool {
+	return !engines.SameMounts(engines.EffectiveMounts(old), engines.EffectiveMounts(cur))
+}

@@ -3,6 +3,7 @@ package validating
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,19 +46,24 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "Dataset":
 		ds := obj.(*datav1alpha1.Dataset)
 		f.Mounts = mountFacts(ds.Spec.Mounts)
-		found, err := g.datasetFieldFacts(ctx, ds)
+		t, rt, err := g.datasetRuntime(ctx, ds)
 		if err != nil {
 			return f, err
 		}
-		f.Fields = found
+		if rt != nil {
+			f.Fields = t.Dataset.Check(ds)
+		}
 		if f.Reference, err = g.referenceFacts(ctx, ds); err != nil {
 			return f, err
 		}
 		if oldDS, ok := old.(*datav1alpha1.Dataset); ok {
 			_, f.WasReference, _ = datav1alpha1.ReferenceOf(oldDS)
-			f.MountsChanged = mountsChanged(oldDS.Spec.Mounts, ds.Spec.Mounts)
+			f.MountsChanged = mountsChanged(oldDS, ds)
 			for _, h := range claim.Holders(oldDS) {
 				f.Holders = append(f.Holders, h.String())
+			}
+			if rt != nil {
+				f.MountEdits = mountEdits(t.Mounts, oldDS, ds, rt)
 			}
 		}
 	case runtimeKinds[kind] != nil:
@@ -90,7 +96,7 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 	if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds); err != nil {
 		return f, err
 	} else if found {
-		if ds.Status.Phase == datav1alpha1.BoundDatasetPhase || ds.Status.Phase == datav1alpha1.DataMigratingDatasetPhase {
+		if ds.Status.Phase != datav1alpha1.NoneDatasetPhase && ds.Status.Phase != datav1alpha1.NotBoundDatasetPhase {
 			for _, r := range ds.Status.Runtimes {
 				f.Bound = f.Bound || r.Name == name
 			}
@@ -156,21 +162,38 @@ func fieldFacts(kind string, obj client.Object) []engines.Finding {
 	return table.Check(obj)
 }
 
-// datasetFieldFacts are the Dataset fields that the engine of the runtime
-// of the Dataset's name (when one exists) refuses.
-func (g *Gatherer) datasetFieldFacts(ctx context.Context, ds *datav1alpha1.Dataset) ([]engines.Finding, error) {
+// datasetRuntime is the runtime of the Dataset's name, with its kind's
+// field table; nil when none exists.
+func (g *Gatherer) datasetRuntime(ctx context.Context, ds *datav1alpha1.Dataset) (fieldtables.Table, datav1alpha1.RuntimeObject, error) {
 	for _, t := range fieldtables.All {
 		newObj, ok := runtimeKinds[t.Kind]
 		if !ok || t.Dataset == nil {
 			continue
 		}
-		found, err := g.get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, newObj())
+		rt := newObj()
+		found, err := g.get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, rt)
 		if err != nil {
-			return nil, err
+			return t, nil, err
 		}
-		if found {
-			return t.Dataset.Check(ds), nil
+		if r, ok := rt.(datav1alpha1.RuntimeObject); found && ok {
+			return t, r, nil
 		}
 	}
-	return nil, nil
+	return fieldtables.Table{}, nil, nil
+}
+
+// mountEdits are the changes of a Dataset's mounts that the engine of its
+// runtime rt cannot apply (its MountChecker; none without one): compared
+// with the mounts rt has applied (its status.mounts) or, when it has
+// recorded none, with the Dataset as it was. Only a Dataset bound to rt
+// is checked: before it binds, the engine reads the mounts afresh.
+func mountEdits(mc engines.MountChecker, old, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject) []engines.Finding {
+	if mc == nil || !slices.ContainsFunc(old.Status.Runtimes, func(r datav1alpha1.Runtime) bool { return r.Name == rt.GetName() }) {
+		return nil
+	}
+	applied := rt.GetRuntimeStatus().Mounts
+	if applied == nil {
+		applied = engines.EffectiveMounts(old)
+	}
+	return mc.CheckMountEdit(applied, ds)
 }

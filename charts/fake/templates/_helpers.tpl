@@ -17,6 +17,8 @@ metadata:
   labels:
     {{- include "fake.labels" $ | nindent 4 }}
     role: {{ printf "%s-%s" $.Values.engine $role | toJson }}
+  annotations:
+    data.sluice.io/mounts: {{ $.Values.mountsDigest | toJson }}
 spec:
   replicas: {{ $replicas | toJson }}
   serviceName: {{ printf "%s-%s" $.Values.name $role | toJson }}
@@ -30,6 +32,9 @@ spec:
       labels:
         {{- include "fake.labels" $ | nindent 8 }}
         role: {{ printf "%s-%s" $.Values.engine $role | toJson }}
+      annotations:
+        # The fake's pods restart when the Dataset's mounts change.
+        data.sluice.io/mounts: {{ $.Values.mountsDigest | toJson }}
     spec:
       containers:
         - name: {{ $role | toJson }}
