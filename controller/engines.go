@@ -34,7 +34,7 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			Client: c, Live: mgr.GetAPIReader(), Engine: eng, Helm: helmClients.forNamespace,
 			CacheRefresh: o.CacheRefresh, Concurrency: o.Concurrency, Events: mgr.GetEventRecorder("sluice-controller"),
 			Failures:        failures,
-			MetadataJob:     ufsmeta.Options{Image: o.MetadataImage, PullPolicy: corev1.PullIfNotPresent, Deadline: o.MetadataDeadline},
+			MetadataJob:     ufsmeta.Options{Image: o.SluiceImage, PullPolicy: corev1.PullIfNotPresent, Deadline: o.MetadataDeadline},
 			MetadataRefresh: o.MetadataRefresh,
 		}
 		if _, ok := eng.(thin.Engine); ok {

@@ -39,10 +39,6 @@ type Options struct {
 	ClaimGracePeriod time.Duration
 	// CacheRefresh is how often bound runtimes' cache states are re-read.
 	CacheRefresh time.Duration
-	// MetadataImage is the image of the metadata Jobs that count Datasets'
-	// files (Sluice's own, which holds `sluice ufs-count`); empty runs
-	// none.
-	MetadataImage string
 	// MetadataRefresh is how often a metadata Job counts a Dataset again
 	// (0: once, as Fluid).
 	MetadataRefresh time.Duration
@@ -58,10 +54,11 @@ type Options struct {
 	// server's priority and fairness.
 	QPS   float32
 	Burst int
-	// SluiceImage is the image of this binary, which runs the commands of
-	// operations that no engine image has (a Thin DataLoad's sluice
-	// warmup). The chart sets it to its own image; empty, such operations
-	// fail saying so.
+	// SluiceImage is the image of this binary, which runs the commands that
+	// no engine image has: a Thin DataLoad's `sluice warmup` and the
+	// metadata Jobs' `sluice ufs-count`. The chart sets it to its own
+	// image; empty, such operations fail saying so and no metadata Job
+	// runs.
 	SluiceImage string
 	// Engines are the engines the controller runs, one runtime reconciler
 	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,

@@ -127,7 +127,7 @@ func (r *Reconciler) runMetadataJob(ctx context.Context, s *scope) (ctrl.Result,
 func (r *Reconciler) startMetadataJob(ctx context.Context, s *scope) error {
 	if r.MetadataJob.Image == "" {
 		r.event(s.rt, corev1.EventTypeWarning, ReasonMetadataSyncFailed, "SyncMetadata",
-			"the files of Dataset %s are not counted: the controller runs without a metadata Job image (sluice controller --metadata-image)", client.ObjectKeyFromObject(s.ds))
+			"the files of Dataset %s are not counted: the controller runs without a metadata Job image (sluice controller --sluice-image)", client.ObjectKeyFromObject(s.ds))
 		now := r.clock()
 		r.metadata.update(client.ObjectKeyFromObject(s.ds), func(m *metadataRecord) { m.retryAt = now.Add(metadataRetry) })
 		s.metadataDue = now.Add(metadataRetry)

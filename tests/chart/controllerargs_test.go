@@ -26,7 +26,7 @@ func TestControllerArgsAreItsFlags(t *testing.T) {
 	if err := cmd.Flags().Parse(args[1:]); err != nil {
 		t.Fatalf("sluice controller %s: %v", strings.Join(args[1:], " "), err)
 	}
-	if image := cmd.Flags().Lookup("metadata-image").Value.String(); !strings.HasPrefix(image, "ghcr.io/sluice-data/sluice:") {
-		t.Errorf("--metadata-image=%q, want the chart's image", image)
+	if image := cmd.Flags().Lookup("sluice-image").Value.String(); !strings.HasPrefix(image, "ghcr.io/sluice-data/sluice:") {
+		t.Errorf("--sluice-image=%q, want the chart's image", image)
 	}
 }

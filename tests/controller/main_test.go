@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 		controllerMetrics = "http://" + metricsAddr + "/metrics"
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
-		o.MetadataImage = metadataImage
+		o.SluiceImage = metadataImage
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
 		mgr, err := controller.New(cfg, o)
