@@ -17,9 +17,9 @@ import (
 
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/engines/ufsmeta"
-	"github.com/sluice-data/sluice/engines"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
