@@ -110,30 +110,6 @@ func TestAMountEditIsUpdatingUntilTheWorkersRollOut(t *testing.T) {
 	})
 }
 
-// finishJob stands in for the Job controller: it reports the Job
-// succeeded, or failed.
-func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
-	t.Helper()
-	now := metav1.Now()
-	job.Status.StartTime = &now
-	if succeeded {
-		job.Status.Succeeded, job.Status.CompletionTime = 1, &now
-		job.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		}
-	} else {
-		job.Status.Failed = 7
-		job.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: now},
-		}
-	}
-	if err := env.Client.Status().Update(testenv.Context(t), job); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // mountJob waits for the runtime's mount Job of the Dataset's mounts.
 func mountJob(t *testing.T, ds *datav1alpha1.Dataset) *batchv1.Job {
 	t.Helper()
@@ -167,7 +143,7 @@ func TestAnAlluxioMountEditWaitsForItsMountJob(t *testing.T) {
 	}
 	readyMastersAndWorkers(t, ns, "coco")
 	bound := datasetReady(t, key("coco"), datav1alpha1.BoundDatasetPhase, "Bound")
-	finishJob(t, mountJob(t, bound), true) // the install's Job, which a bound Dataset does not wait for
+	finishJob(t, mountJob(t, bound), "", "") // the install's Job, which a bound Dataset does not wait for
 	eventually(t, 10*time.Second, "the runtime records the mounts it serves", func() bool {
 		return env.Client.Get(ctx, key("coco"), rt) == nil && len(rt.Status.Mounts) == 1
 	})
@@ -197,7 +173,7 @@ func TestAnAlluxioMountEditWaitsForItsMountJob(t *testing.T) {
 	if !equalTemplates(template, &master.Spec.Template) {
 		t.Error("an S3 mount edit changed the master's pod template: the master would restart")
 	}
-	finishJob(t, job, true)
+	finishJob(t, job, "", "")
 	applied := datasetReady(t, key("coco"), datav1alpha1.BoundDatasetPhase, "Bound")
 	if len(applied.Status.Mounts) != 2 {
 		t.Errorf("status.mounts once applied: %+v", applied.Status.Mounts)
@@ -209,7 +185,7 @@ func TestAnAlluxioMountEditWaitsForItsMountJob(t *testing.T) {
 	// A change whose Job fails: Failed, naming the Job; the old Job is gone.
 	removed := editDataset(t, key("coco"), func(ds *datav1alpha1.Dataset) { ds.Spec.Mounts = ds.Spec.Mounts[1:] })
 	failing := mountJob(t, removed)
-	finishJob(t, failing, false)
+	finishJob(t, failing, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
 	failed := datasetReady(t, key("coco"), datav1alpha1.FailedDatasetPhase, "MountsFailed")
 	if c := meta.FindStatusCondition(failed.Status.Conditions, "Ready"); !strings.Contains(c.Message, "Job "+failing.Name+" failed: Job has reached the specified backoff limit") {
 		t.Errorf("Ready message %q", c.Message)
