@@ -66,7 +66,16 @@ func RenderFor(ctx context.Context, c *chart.Chart, values map[string]any, relea
 		return nil, fmt.Errorf("rendering chart %s: %w", c.Name(), err)
 	}
 	out := map[string]string{}
-	for name, manifest := range releaseutil.SplitManifests(rel.Manifest) {
+	manifests := releaseutil.SplitManifests(rel.Manifest)
+	names := make([]string, 0, len(manifests))
+	for name := range manifests {
+		names = append(names, name)
+	}
+	// In the order Helm rendered them, so several objects of one template
+	// (a range) keep theirs.
+	sort.Sort(releaseutil.BySplitManifestsOrder(names))
+	for _, name := range names {
+		manifest := manifests[name]
 		src := sourceOf(manifest)
 		if src == "" {
 			src = name
