@@ -9,6 +9,11 @@
 # refuses the same fields at reconcile (InvalidSpec), so relaxing the rule
 # (validating.fields.denyRefused: false) only turns the denial into a
 # warning that the runtime will fail.
+#
+# An UPDATE of labels and annotations only leaves the refused fields the
+# old object set unchanged (an object made before an upgrade of Sluice
+# refused them): they are warnings, so such an object stays labellable;
+# any other write of an object with a refused field is denied.
 package sluice.validating
 
 import rego.v1
@@ -21,6 +26,7 @@ deny contains deny_at("engine-field", f.path, f.message) if {
 	deny_refused
 	some f in field_findings
 	f.support == "refused"
+	not object.get(f, "unchanged", false)
 }
 
 warnings contains sprintf("%s: %s", [f.path, f.message]) if {
@@ -29,7 +35,11 @@ warnings contains sprintf("%s: %s", [f.path, f.message]) if {
 }
 
 warnings contains sprintf("%s: %s (the runtime will fail with InvalidSpec)", [f.path, f.message]) if {
-	not deny_refused
 	some f in field_findings
 	f.support == "refused"
+	refused_admitted(f)
 }
+
+refused_admitted(_) if not deny_refused
+
+refused_admitted(f) if object.get(f, "unchanged", false)

@@ -33,3 +33,14 @@ test_relaxed_refusals_warn if {
 	count(d.deny) == 0
 	d.warnings == {"spec.apiGateway: Sluice's Alluxio engine runs no API gateway (proxy); remove the field (the runtime will fail with InvalidSpec)"}
 }
+
+test_an_unchanged_refused_field_warns_on_update if {
+	d := validating.decision with input as runtime_input("UPDATE", "imagenet", [], {"fields": [object.union(refused, {"unchanged": true})]})
+	count(d.deny) == 0
+	d.warnings == {"spec.apiGateway: Sluice's Alluxio engine runs no API gateway (proxy); remove the field (the runtime will fail with InvalidSpec)"}
+}
+
+test_a_refused_field_an_update_sets_is_denied if {
+	d := validating.decision with input as runtime_input("UPDATE", "imagenet", [], {"fields": [refused]})
+	d.deny == {{"rule": "engine-field", "message": "spec.apiGateway: Sluice's Alluxio engine runs no API gateway (proxy); remove the field"}}
+}

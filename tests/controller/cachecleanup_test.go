@@ -61,6 +61,21 @@ func cleanupJobs(t *testing.T, ns, name string) map[string]*batchv1.Job {
 	return out
 }
 
+// freeJobOf waits for the free Job of the runtime's cache cleanup (an
+// engine whose masters free the cache, Alluxio) and returns it.
+func freeJobOf(t *testing.T, ns, name string) *batchv1.Job {
+	t.Helper()
+	j := &batchv1.Job{}
+	key := types.NamespacedName{Namespace: ns, Name: cachecleanup.FreeJobName(cachecleanup.ReleaseName(name))}
+	eventually(t, 20*time.Second, "the cache cleanup creates its free Job "+key.Name, func() bool {
+		return env.Client.Get(testenv.Context(t), key, j) == nil
+	})
+	if j.Labels[cachecleanup.LabelStep] != "free" || j.Labels[cachecleanup.LabelRuntime] != name {
+		t.Errorf("free Job labels %v", j.Labels)
+	}
+	return j
+}
+
 // finishJob stands in for the Job controller: it records the Job as
 // complete or, with a reason, failed.
 func finishJob(t *testing.T, j *batchv1.Job, failReason, failMessage string) {

@@ -252,6 +252,7 @@ func TestAlluxioMetadataJobCountsTheDataset(t *testing.T) {
 	eventually(t, 20*time.Second, "the runtime's deletion deletes its running metadata Job", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: again.Name}, &batchv1.Job{}))
 	})
+	finishJob(t, freeJobOf(t, ns, "coco"), "", "") // the cache cleanup's free Job: Alluxio's masters run
 	eventually(t, 30*time.Second, "the Dataset forgets the runtime's counts", func() bool {
 		return env.Client.Get(ctx, key, ds) == nil && ds.Status.Phase == datav1alpha1.NotBoundDatasetPhase && ds.Status.UfsTotal == "" && ds.Status.FileNum == ""
 	})

@@ -157,10 +157,16 @@ func TestAnAlluxioMountEditWaitsForItsMountJob(t *testing.T) {
 		ds.Spec.Mounts = append(ds.Spec.Mounts, datav1alpha1.Mount{MountPoint: "s3://bucket/val", Name: "val"})
 	})
 	job := mountJob(t, added)
+	// Updating first waits for the upgrade of the release, then for the
+	// Job the upgrade created.
 	updating := datasetReady(t, key("coco"), datav1alpha1.UpdatingDatasetPhase, "Updating")
-	if c := meta.FindStatusCondition(updating.Status.Conditions, "Ready"); !strings.Contains(c.Message, "Job "+job.Name+" to finish") {
-		t.Errorf("Ready message %q does not wait for the Job", c.Message)
-	}
+	eventually(t, 10*time.Second, "the Updating Dataset waits for Job "+job.Name, func() bool {
+		if env.Client.Get(ctx, key("coco"), updating) != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(updating.Status.Conditions, "Ready")
+		return updating.Status.Phase == datav1alpha1.UpdatingDatasetPhase && c != nil && strings.Contains(c.Message, "Job "+job.Name+" to finish")
+	})
 	steps := append(slices.Clone(job.Spec.Template.Spec.InitContainers), job.Spec.Template.Spec.Containers...)
 	if !slices.ContainsFunc(steps, func(c corev1.Container) bool {
 		return slices.Contains(c.Command, "/val") && slices.Contains(c.Command, "s3://bucket/val")

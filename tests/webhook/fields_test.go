@@ -94,8 +94,10 @@ func TestEngineFieldAdmission(t *testing.T) {
 
 // TestStoredRuntimeWithRefusedFieldIsDeleted: a runtime stored before its
 // field was refused (here: while a platform bundle relaxed the rule) is
-// denied any spec change afterwards, but is still deleted: removing its
-// finalizer is an UPDATE of finalizers only, admitted without policies.
+// denied any spec change afterwards, but its labels can still be edited
+// (the refused field is then a warning), and it is still deleted:
+// removing its finalizer is an UPDATE of finalizers only, admitted
+// without policies.
 func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	ns := env.Namespace(t)
 	relax := &corev1.ConfigMap{
@@ -133,6 +135,11 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	rt.Spec.Replicas = 2
 	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.hadoopConfig") {
 		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.hadoopConfig", err)
+	}
+	rt.Spec.Replicas = 1
+	rt.Labels = map[string]string{"team": "a"}
+	if err := env.Client.Update(ctxT(t), rt); err != nil {
+		t.Fatalf("a label edit of the stored runtime: %v, want admitted (with a warning)", err)
 	}
 
 	if err := env.Client.Delete(ctxT(t), rt); err != nil {

@@ -28,9 +28,10 @@ type Facts struct {
 	SameNameRuntimes       []string         `json:"sameNameRuntimes,omitempty"`
 	NamespaceUsage         map[string]int64 `json:"namespaceUsage,omitempty"`
 
-	// Runtimes and ThinRuntimeProfiles: the refused and warned fields the
-	// object sets, from its engine's field table (engines/fieldtables).
-	Fields []engines.Finding `json:"fields,omitempty"`
+	// Runtimes, ThinRuntimeProfiles and Datasets: the refused and warned
+	// fields the object sets, from its engine's field table
+	// (engines/fieldtables).
+	Fields []FieldFact `json:"fields,omitempty"`
 	// DatasetReference is, for a runtime, the dataset:// mount point of
 	// the Dataset of its name when that is a reference dataset.
 	DatasetReference string `json:"datasetReference,omitempty"`

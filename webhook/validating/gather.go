@@ -51,7 +51,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 			return f, err
 		}
 		if rt != nil {
-			f.Fields = t.Dataset.Check(ds)
+			f.Fields = fieldsOf(ds, old, t.Dataset.Check)
 		}
 		if f.Reference, err = g.referenceFacts(ctx, ds); err != nil {
 			return f, err
@@ -68,15 +68,15 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 		}
 	case runtimeKinds[kind] != nil:
 		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
-		f.Fields = fieldFacts(kind, obj)
+		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
 		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok && rt.Spec.ProfileName == "" {
 			// A ThinRuntime without a profile serves a reference dataset,
 			// and none of its fields acts.
-			f.Fields = thin.ReferenceFields.Check(obj)
+			f.Fields = fieldsOf(obj, old, thin.ReferenceFields.Check)
 		}
 		return f, err
 	case kind == "ThinRuntimeProfile":
-		f.Fields = fieldFacts(kind, obj)
+		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
 	default:
 		return g.operationFacts(ctx, obj)
 	}
@@ -154,7 +154,7 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 
 // fieldFacts are the refused and warned fields obj sets, by its kind's
 // field table.
-func fieldFacts(kind string, obj client.Object) []engines.Finding {
+func fieldFacts(kind string, obj any) []engines.Finding {
 	table, ok := fieldtables.ForKind(kind)
 	if !ok {
 		return nil
