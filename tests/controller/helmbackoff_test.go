@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
@@ -30,17 +31,13 @@ func TestARefusedUpgradeBacksOff(t *testing.T) {
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
 	rt := boundRuntime(t, ns, "refused")
-	if err := env.Client.Get(ctx, key("refused"), rt); err != nil {
-		t.Fatal(err)
-	}
 	sts := &appsv1.StatefulSet{}
-	rt.Spec.Worker.Resources = corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
-	}
-	if err := env.Client.Update(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, rt, func(rt *datav1alpha1.JuiceFSRuntime) {
+		rt.Spec.Worker.Resources = corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
+		}
+	})
 	var ready *metav1.Condition
 	eventually(t, 30*time.Second, "the runtime reports the refused upgrade and when it is tried again", func() bool {
 		if env.Client.Get(ctx, key("refused"), rt) != nil {

@@ -57,10 +57,7 @@ func TestAbandonedUpgradeRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rt.Spec.Replicas = 2
-	if err := env.Client.Update(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, rt, func(rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Replicas = 2 })
 	eventually(t, 60*time.Second, "the abandoned upgrade is recovered and the workers upgraded to 2 replicas", func() bool {
 		last, err := releases.Last("logs")
 		return err == nil && last.Version > abandoned.Version && last.Info.Status == release.StatusDeployed &&

@@ -92,13 +92,7 @@ func TestPVNodeAffinityFollowsTheFuseNodeSelector(t *testing.T) {
 	if err := env.Client.Create(ctx, reader); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(rt), rt); err != nil {
-		t.Fatal(err)
-	}
-	rt.Spec.Fuse.NodeSelector = map[string]string{"fuse": "new"}
-	if err := env.Client.Update(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, rt, func(rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Fuse.NodeSelector = map[string]string{"fuse": "new"} })
 	eventually(t, 20*time.Second, "a Warning event says the PV waits for the Pods", func() bool {
 		return strings.Contains(runtimeEvents(t, ns, "imagenet"), "Warning VolumeNodeAffinity/Wait: PV "+pvKey.Name+" keeps its nodeAffinity")
 	})
