@@ -3,6 +3,7 @@ package helm
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -47,5 +48,34 @@ func TestReachabilityProbedOncePerTTL(t *testing.T) {
 	srv.Close()
 	if err := k.IsReachable(); err == nil {
 		t.Error("an unreachable API server was reported reachable")
+	}
+}
+
+// TestConcurrentFirstProbes: reconcilers sharing a client probe at once
+// (go test -race caught Helm's lazily created clientset written by two
+// first probes); concurrent first probes make one request.
+func TestConcurrentFirstProbes(t *testing.T) {
+	var probes atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+	}))
+	defer srv.Close()
+	c, err := NewClientForConfig(NewDiscovery(&rest.Config{Host: srv.URL}), "team-a", func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if err := c.cfg.KubeClient.IsReachable(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := probes.Load(); n != 1 {
+		t.Errorf("%d probes from 8 concurrent first calls, want 1", n)
 	}
 }
