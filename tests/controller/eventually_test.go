@@ -3,10 +3,13 @@ package controller_test
 import (
 	"testing"
 	"time"
+
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
+	timeout = testenv.Stretch(timeout)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {

@@ -12,13 +12,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 var serverful = map[string]string{datav1alpha1.LabelServerfulInject: "true"}
 
 // waitForCache gives the webhook's informers a moment to see freshly seeded
 // objects; the webhook reads only from its caches.
-func waitForCache() { time.Sleep(500 * time.Millisecond) }
+func waitForCache() { time.Sleep(testenv.Stretch(500 * time.Millisecond)) }
 
 func TestAPIServerStoresMutatedPod(t *testing.T) {
 	ns := env.Namespace(t)

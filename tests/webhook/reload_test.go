@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
@@ -36,6 +37,7 @@ func preferredWeight(t *testing.T, ns, claim string) int32 {
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
+	timeout = testenv.Stretch(timeout)
 	for !cond() {
 		if time.Since(start) > timeout {
 			t.Fatalf("%s: not within %v", what, timeout)

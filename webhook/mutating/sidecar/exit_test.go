@@ -75,29 +75,35 @@ func TestATemplateWithoutCommandCannotExitWithTheApps(t *testing.T) {
 	}
 }
 
+// script is a running wrapper; done receives its Wait's result once.
+type script struct {
+	done <-chan error
+}
+
 // runExitScript starts the wrapper with dash over argv, its apps-done file
 // in a temporary directory.
-func runExitScript(t *testing.T, argv ...string) (*exec.Cmd, string) {
+func runExitScript(t *testing.T, argv ...string) (*script, string) {
 	t.Helper()
 	if _, err := exec.LookPath("dash"); err != nil {
 		t.Skip(err)
 	}
 	dir := t.TempDir()
-	script := strings.ReplaceAll(exitScript, appsDoneDir, dir)
-	cmd := exec.Command("dash", append([]string{"-c", script, exitScriptName}, argv...)...)
+	body := strings.ReplaceAll(exitScript, appsDoneDir, dir)
+	cmd := exec.Command("dash", append([]string{"-c", body, exitScriptName}, argv...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return cmd, filepath.Join(dir, "apps-done")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }() // one Wait per process
+	return &script{done: done}, filepath.Join(dir, "apps-done")
 }
 
-func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) (int, bool) {
+// waitExit waits up to within for the wrapper to end, with its exit code.
+func waitExit(t *testing.T, s *script, within time.Duration) (int, bool) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
+	case err := <-s.done:
 		if ee, ok := err.(*exec.ExitError); ok {
 			return ee.ExitCode(), true
 		}
