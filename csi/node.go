@@ -185,17 +185,20 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	}
 	defer d.targets.unlock(target)
 
-	if mounted, err := d.isMountPoint(target); err != nil {
-		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
-	} else if mounted {
-		return &csi.NodePublishVolumeResponse{}, nil
-	}
-	if err := d.waitForFuse(ctx, fluidPath); err != nil {
-		return nil, err
-	}
 	source := fluidPath
 	if sub := vc[datav1alpha1.VolumeAttrSubPath]; sub != "" {
 		source = filepath.Join(fluidPath, filepath.Clean("/"+sub))
+	}
+	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
+	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
+		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey]}
+	if mounted, err := d.isMountPoint(target); err != nil {
+		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
+	} else if mounted {
+		return d.alreadyPublished(rec)
+	}
+	if err := d.waitForFuse(ctx, fluidPath); err != nil {
+		return nil, err
 	}
 	real, err := publishSource(fluidPath, source)
 	switch {
@@ -207,7 +210,6 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if err := os.MkdirAll(target, 0o750); err != nil {
 		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
 	}
-	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
 	opts := []string{"bind"}
 	if readOnly {
 		opts = append(opts, "ro")
@@ -215,8 +217,6 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if err := d.cfg.Mounter.Mount(real, target, "", opts); err != nil {
 		return nil, status.Errorf(codes.Internal, "bind-mounting %s at %s: %v", source, target, err)
 	}
-	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
-		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey]}
 	if err := d.savePublished(rec); err != nil {
 		return nil, status.Errorf(codes.Internal, "recording the mount at %s: %v", target, err)
 	}
