@@ -15,6 +15,7 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	var (
 		cfg       = Config{StateDir: "/var/lib/sluice/csi", PublishTimeout: 30 * time.Second}
 		recovery  = 5 * time.Second
+		health    string
 		registrar = Registrar{DriverName: DriverName}
 	)
 	cmd := &cobra.Command{
@@ -45,6 +46,13 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 			if recovery > 0 {
 				go d.RunRecovery(ctx, recovery)
 			}
+			if health != "" {
+				go func() {
+					if err := ServeHealth(ctx, health, cfg.Endpoint); err != nil {
+						ctrl.Log.WithName("csi-health").Error(err, "liveness endpoint stopped")
+					}
+				}()
+			}
 			if registrar.Dir != "" {
 				registrar.DriverName = d.cfg.Name // New applied the default name
 				go func() {
@@ -67,5 +75,6 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	fs.StringVar(&registrar.Dir, "registration-dir", "", "the kubelet's plugin registry (e.g. /var/lib/kubelet/plugins_registry): register there instead of through node-driver-registrar")
 	fs.StringVar(&registrar.Endpoint, "kubelet-endpoint", "/var/lib/kubelet/plugins/"+DriverName+"/csi.sock", "the CSI socket as the kubelet sees it, for registration")
 	fs.StringVar(&cfg.Version, "driver-version", "", "version reported by GetPluginInfo")
+	fs.StringVar(&health, "health-addr", "", "serve GET /healthz here (e.g. :9810), answering 200 only while the CSI endpoint answers Probe: the plugin container's liveness probe")
 	return cmd
 }

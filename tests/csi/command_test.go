@@ -3,6 +3,7 @@ package csi_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,12 +38,16 @@ func TestCommand(t *testing.T) {
 	if err := os.MkdirAll(regDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	healthAddr, err := testenv.PickFreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := sluicecsi.NewCommand(func() (*rest.Config, error) { return env.Config, nil })
 	cmd.SetArgs([]string{
 		"--endpoint", "unix://" + socket, "--nodeid", node,
 		"--state-dir", filepath.Join(dir, "state"), "--registration-dir", regDir, "--fuse-root", dir,
 		"--kubelet-endpoint", "/var/lib/kubelet/plugins/fuse.csi.fluid.io/csi.sock",
-		"--driver-version", "v9.9.9-test", "--recovery-interval", "1s",
+		"--driver-version", "v9.9.9-test", "--recovery-interval", "1s", "--health-addr", healthAddr,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -86,6 +91,13 @@ func TestCommand(t *testing.T) {
 	if n.Labels[labelKey] != "true" {
 		t.Fatalf("node labels after NodeStageVolume = %v, want %s=true", n.Labels, labelKey)
 	}
+
+	// The liveness probe the chart gives the plugin container.
+	resp, err := http.Get("http://" + healthAddr + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /healthz of a serving plugin: %v %v", resp, err)
+	}
+	resp.Body.Close()
 
 	// The kubelet's plugin watcher asks the registration socket what it serves.
 	rc := registerapi.NewRegistrationClient(dial(t, reg.Socket()))
