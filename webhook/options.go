@@ -44,6 +44,15 @@ type Options struct {
 	// ClaimGracePeriod is how long a Dataset claim is kept for an operation
 	// that was never stored before the next claim may release it.
 	ClaimGracePeriod time.Duration
+	// ClientCAFile, when set, is a PEM file of the CAs whose client
+	// certificates the webhook server requires of every caller (the API
+	// server, given one through its admission control configuration); a
+	// caller without one fails the TLS handshake.
+	ClientCAFile string
+	// ClientNames, when set, are the only subjects (a client
+	// certificate's common name or one of its DNS names) accepted; only
+	// with ClientCAFile.
+	ClientNames []string
 	// SpecialisePolicies makes the policy engine specialise its queries by
 	// input class (webhook/internal/specialise); false evaluates every input
 	// with the general query.
@@ -97,6 +106,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "garbage-collector target (GOGC) unless the GOGC environment variable is set; 0 keeps Go's default")
 	fs.DurationVar(&o.ClaimGracePeriod, "claim-grace-period", o.ClaimGracePeriod, "how long a Dataset claim of an operation that was never stored is kept before another operation may take over")
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CAs whose client certificates the webhook server requires of every caller (give the API server one in its --admission-control-config-file; see docs/install.md); a caller without one fails the TLS handshake; reread when it changes (empty: callers are not authenticated)")
+	fs.StringSliceVar(&o.ClientNames, "client-names", o.ClientNames, "with --client-ca-file, the only client certificate subjects accepted: a common name or DNS name (empty: any certificate the CAs signed)")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
@@ -119,6 +130,9 @@ func (o *Options) Validate() error {
 	}
 	if len(o.PolicyNamespaces) == 0 {
 		return fmt.Errorf("--policy-namespaces needs at least one namespace")
+	}
+	if len(o.ClientNames) > 0 && o.ClientCAFile == "" {
+		return fmt.Errorf("--client-names needs --client-ca-file")
 	}
 	c := o.certs()
 	return c.Validate()

@@ -57,6 +57,14 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := serving.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
+	tlsOpts := []func(*tls.Config){serving.TLSOption, hardenTLS}
+	var auth *clientAuth
+	if o.ClientCAFile != "" {
+		if auth, err = newClientAuth(o.ClientCAFile, o.ClientNames); err != nil {
+			return nil, err
+		}
+		tlsOpts = append(tlsOpts, auth.TLSOption)
+	}
 	cacheOpts := CacheOptions(o.PolicyNamespaces)
 	maps.Copy(cacheOpts.ByObject, serving.CacheByObject())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -64,7 +72,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress: o.ProbeAddr,
 		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: []func(*tls.Config){serving.TLSOption, hardenTLS},
+			Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts,
 		}),
 		Cache: cacheOpts,
 	})
@@ -101,7 +109,11 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("webhook-server", mgr.GetWebhookServer().StartedChecker()); err != nil {
+	started := mgr.GetWebhookServer().StartedChecker()
+	if auth != nil {
+		started = listening(o.Host, o.Port)
+	}
+	if err := mgr.AddReadyzCheck("webhook-server", started); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("certificate", serving.Ready); err != nil {

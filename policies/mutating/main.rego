@@ -28,10 +28,19 @@ dataset_volumes := object.get(input, "datasetVolumes", [])
 
 uses_datasets if count(input.datasetVolumes) > 0
 
-# Pods labelled for FUSE sidecar injection (serverless mode).
-serverless if input.pod.metadata.labels["serverless.fluid.io/inject"] == "true"
+# Pods labelled for FUSE sidecar injection (serverless mode), unless they
+# opted out of injection (fluid.io/enable-injection=false): the webhook
+# judges those by the deny rules only, so the rules about the sidecar they
+# will not get must not refuse them.
+serverless if {
+	input.pod.metadata.labels["serverless.fluid.io/inject"] == "true"
+	not input.pod.metadata.labels["fluid.io/enable-injection"] == "false"
+}
 
-serverless if input.pod.metadata.labels["fuse.sidecar.fluid.io/inject"] == "true"
+serverless if {
+	input.pod.metadata.labels["fuse.sidecar.fluid.io/inject"] == "true"
+	not input.pod.metadata.labels["fluid.io/enable-injection"] == "false"
+}
 
 # Pods that read datasets through the CSI plugin and get data affinity.
 serverful if {

@@ -55,6 +55,16 @@ test_runtime_without_fuse_template_is_denied if {
 	only(d.deny).rule == "sidecar-without-fuse"
 }
 
+# A Pod that opted out of injection gets no sidecar, so the sidecar's deny
+# rules do not judge it (the webhook still evaluates the others for it).
+test_opted_out_serverless_pod_is_no_sidecar_pod if {
+	ds := object.union(bound("imagenet"), {"runtime": object.union(bound("imagenet").runtime, {"fuse": false})})
+	p := pod({"serverless.fluid.io/inject": "true", "fluid.io/enable-injection": "false"}, {"serverless.fluid.io/platform": "nowhere"})
+	d := mutating.decision with input as input_for(p, one_volume(ds))
+	d.deny == set()
+	d.sidecars == set()
+}
+
 test_serverless_pod_without_datasets_is_untouched if {
 	d := mutating.decision with input as input_for(serverless_pod, [])
 	d.sidecars == set()

@@ -23,6 +23,15 @@ certManager:
 webhook:
   certificate: {secretName: sluice-serving-cert}
 `},
+	{"client-auth", `
+webhook:
+  clientAuth: {enabled: true, caConfigMap: apiserver-client-ca, allowedNames: [kube-apiserver-webhook-client, apiserver.example.com]}
+  networkPolicy:
+    webhookFrom: [{ipBlock: {cidr: 10.0.0.0/24}}]
+    metricsFrom:
+      - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}
+        podSelector: {matchLabels: {app.kubernetes.io/name: prometheus}}
+`},
 	{"ha-off", `
 controller: {replicas: 1, leaderElect: false}
 webhook: {replicas: 1}

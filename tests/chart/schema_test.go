@@ -72,9 +72,27 @@ func TestSchemaAcceptsTheDocumentedValues(t *testing.T) {
 		`policies: {create: false}`,
 		`certManager: {enabled: true, issuerRef: {name: internal-ca, kind: Issuer}}`,
 		`webhook: {podDisruptionBudget: {enabled: false}, logLevel: "2"}`,
+		`webhook: {clientAuth: {enabled: true, caConfigMap: apiserver-client-ca, allowedNames: [kube-apiserver-webhook-client]}}`,
+		`webhook: {clientAuth: {enabled: true, caSecret: apiserver-client-ca, caKey: ca.pem}, networkPolicy: {enabled: false}}`,
 	} {
 		if _, err := dryRun(loadChart(t), parseValues(t, values), namespace); err != nil {
 			t.Errorf("values %s: %v", values, err)
+		}
+	}
+}
+
+// TestClientAuthNeedsOneCA: webhook.clientAuth on without a CA source, or
+// with both, or allowedNames without it, fails the install naming the
+// values.
+func TestClientAuthNeedsOneCA(t *testing.T) {
+	for _, tc := range []struct{ values, want string }{
+		{`webhook: {clientAuth: {enabled: true}}`, "exactly one of webhook.clientAuth.caConfigMap and webhook.clientAuth.caSecret"},
+		{`webhook: {clientAuth: {enabled: true, caConfigMap: a, caSecret: b}}`, "exactly one of webhook.clientAuth.caConfigMap and webhook.clientAuth.caSecret"},
+		{`webhook: {clientAuth: {allowedNames: [kube-apiserver]}}`, "webhook.clientAuth.allowedNames needs webhook.clientAuth.enabled"},
+	} {
+		_, err := dryRun(loadChart(t), parseValues(t, tc.values), namespace)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("values %s: %v, want an error with %q", tc.values, err, tc.want)
 		}
 	}
 }

@@ -29,6 +29,7 @@ type Env struct {
 	Scheme *k8sruntime.Scheme
 
 	env *envtest.Environment
+	tmp string // files the control plane reads, removed by Stop
 }
 
 // RepoRoot is the root of the Sluice repository.
@@ -56,6 +57,10 @@ type Options struct {
 	// install, pointed at a local webhook server with generated certificates
 	// (see Env.Webhook).
 	WebhookPaths []string
+	// WebhookClientCert, when set, is the client certificate the API
+	// server presents to every admission webhook it calls (given through
+	// --admission-control-config-file, see admissionConfig).
+	WebhookClientCert *ClientCert
 }
 
 // StartWith is Start with options.
@@ -73,16 +78,31 @@ func StartWith(o Options) (*Env, error) {
 		Scheme:                scheme,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: o.WebhookPaths},
 	}
+	var tmp string
+	if o.WebhookClientCert != nil {
+		var err error
+		if tmp, err = os.MkdirTemp("", "testenv-admission-"); err != nil {
+			return nil, err
+		}
+		path, err := admissionConfig(tmp, *o.WebhookClientCert)
+		if err != nil {
+			_ = os.RemoveAll(tmp)
+			return nil, err
+		}
+		e.ControlPlane.GetAPIServer().Configure().Set("admission-control-config-file", path)
+	}
 	cfg, err := e.Start()
 	if err != nil {
+		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		_ = e.Stop()
+		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, env: e}, nil
+	return &Env{Config: cfg, Client: c, Scheme: scheme, env: e, tmp: tmp}, nil
 }
 
 // Webhook is where the installed webhook configurations point: the host,
@@ -116,7 +136,13 @@ func (e *Env) WriteKubeconfig(dir string) (string, error) {
 }
 
 // Stop stops the control plane.
-func (e *Env) Stop() error { return e.env.Stop() }
+func (e *Env) Stop() error {
+	err := e.env.Stop()
+	if e.tmp != "" {
+		_ = os.RemoveAll(e.tmp)
+	}
+	return err
+}
 
 // Main runs a test package's tests against a fresh control plane, storing it
 // in *env. Use it from TestMain: os.Exit(testenv.Main(m, &env)).

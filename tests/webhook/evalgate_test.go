@@ -29,8 +29,8 @@ func mutatingCalls() float64 {
 }
 
 // TestPolicyEvalSendsWhatTheAPIServerSends: for Pods the API server sends
-// to the mutating webhook and Pods it does not (opted out, kube-system,
-// no claim, created by a kubelet), `sluice policy eval` decides the same:
+// to the mutating webhook (among them one that opted out of injection)
+// and Pods it does not (kube-system, no claim, created by a kubelet), `sluice policy eval` decides the same:
 // it runs the webhook configuration Sluice ships (installed here as
 // config/webhook) through the API server's own selector and match-condition
 // code, and leaves alone exactly the Pods the real API server never sent.
@@ -47,7 +47,9 @@ func TestPolicyEvalSendsWhatTheAPIServerSends(t *testing.T) {
 	}{
 		{"a Pod mounting a claim", datasetPod("web-0", nil, "www-data"), "", true},
 		{"a Pod asking for data affinity", datasetPod("reader", map[string]string{datav1alpha1.LabelServerfulInject: "true"}, "imagenet"), "", true},
-		{"a Pod that opted out", datasetPod("out", map[string]string{datav1alpha1.LabelEnableInjection: "false"}, "imagenet"), "", false},
+		// Sent, so that the deny rules judge it (reliability audit M4);
+		// the webhook leaves it unmutated.
+		{"a Pod that opted out", datasetPod("out", map[string]string{datav1alpha1.LabelEnableInjection: "false"}, "imagenet"), "", true},
 		{"a Pod in kube-system", func() *corev1.Pod { p := datasetPod("system", nil, "imagenet"); p.Namespace = "kube-system"; return p }(), "", false},
 		{"a Pod without a claim", func() *corev1.Pod {
 			p := datasetPod("plain", nil, "x")

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
@@ -65,12 +64,11 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	case pod.Namespace != req.Namespace:
 		return admission.Denied(fmt.Sprintf("the Pod's namespace %q differs from the request's %q", pod.Namespace, req.Namespace))
 	}
-	if reason, skip := Skipped(pod); skip {
-		return admission.Allowed(reason)
-	}
+	// A skipped Pod is left unmutated, but the deny rules still judge it.
+	reason, skip := Skipped(pod)
 	res, err := h.Pipeline.Mutate(ctx, Request{
 		Pod: pod, Operation: string(req.Operation), Namespace: req.Namespace,
-		User: req.UserInfo, DryRun: ptr.Deref(req.DryRun, false),
+		User: req.UserInfo, DryRun: ptr.Deref(req.DryRun, false), CheckOnly: skip,
 	})
 	var denied *decision.DeniedError
 	switch {
@@ -80,6 +78,8 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		return resp
 	case err != nil:
 		return h.failed(ctx, req, pod, err)
+	case skip:
+		return admission.Allowed(reason)
 	}
 	resp = admission.Allowed("")
 	resp.Warnings = res.Decision.Warnings
@@ -91,10 +91,11 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 }
 
 // failed answers a review the webhook could not handle: refused for a Pod
-// that asked for injection, admitted unmutated with a warning otherwise.
+// that asked for injection (and did not opt out of it), admitted unmutated
+// with a warning otherwise.
 func (h *Handler) failed(ctx context.Context, req admission.Request, pod *corev1.Pod, err error) admission.Response {
 	log := ctrl.LoggerFrom(ctx)
-	if pod == nil || datav1alpha1.AskedForInjection(pod.Labels) {
+	if pod == nil || FailsClosed(pod) {
 		log.Error(err, "denying Pod", "namespace", req.Namespace)
 		return admission.Errored(http.StatusInternalServerError, err)
 	}

@@ -92,7 +92,14 @@ func TestHandlerGuards(t *testing.T) {
 		{"serverful dataset Pod is mutated", datasetPod(serverful), admissionv1.Create, true, true, ""},
 		{"update is not mutated", datasetPod(serverful), admissionv1.Update, true, false, ""},
 		{"opt-out label", datasetPod(map[string]string{"fuse.serverful.fluid.io/inject": "true", "fluid.io/enable-injection": "false"}), admissionv1.Create, true, false, ""},
-		{"already injected", datasetPod(map[string]string{"serverless.fluid.io/inject": "true", "done.sidecar.fluid.io/inject": "true"}), admissionv1.Create, true, false, ""},
+		{"already injected", func() *corev1.Pod {
+			p := datasetPod(map[string]string{"serverless.fluid.io/inject": "true", "done.sidecar.fluid.io/inject": "true"})
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "fluid-fuse-0", Image: "fuse"})
+			return p
+		}(), admissionv1.Create, true, false, ""},
+		// The done label without an injected FUSE container is the Pod
+		// author's claim only (reliability audit M4): the Pod is mutated.
+		{"done label alone", datasetPod(map[string]string{"fuse.serverful.fluid.io/inject": "true", "done.sidecar.fluid.io/inject": "true"}), admissionv1.Create, true, true, ""},
 		{"namespace mismatch is denied", func() *corev1.Pod { p := datasetPod(serverful); p.Namespace = "other"; return p }(), admissionv1.Create, false, false, `namespace "other" differs`},
 	}
 	for _, tt := range tests {

@@ -38,6 +38,10 @@ type Request struct {
 	Namespace string
 	User      authenticationv1.UserInfo
 	DryRun    bool
+	// CheckOnly evaluates the policies and refuses the Pod on their deny
+	// rules, but applies nothing else of the decision: for a Pod Skipped
+	// leaves unmutated.
+	CheckOnly bool
 }
 
 // Result is the outcome of a mutation.
@@ -66,7 +70,7 @@ func DefaultMutators() []Mutator {
 }
 
 // Mutate evaluates the policies for req and applies the decision to a copy
-// of req.Pod. A denial is a *decision.DeniedError; a policy or mutator failure is an
+// of req.Pod (nothing with req.CheckOnly). A denial is a *decision.DeniedError; a policy or mutator failure is an
 // error naming the policy or mutator. In both cases nothing is applied.
 func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	vols, err := p.Gatherer.DatasetVolumes(ctx, req.Namespace, req.Pod)
@@ -89,7 +93,7 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 		return &Result{Decision: d, Pod: req.Pod}, &decision.DeniedError{Denials: d.Deny}
 	}
 	res := &Result{Decision: d, Pod: req.Pod}
-	if d.Empty() {
+	if req.CheckOnly || d.Empty() {
 		return res, nil
 	}
 	mutated := req.Pod.DeepCopy()

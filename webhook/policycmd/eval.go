@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -107,14 +106,19 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	res, err := pipeline.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace})
+	// As the handler does: a skipped Pod meets the deny rules, unmutated.
+	skipped, skip := mutating.Skipped(pod)
+	res, err := pipeline.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace, CheckOnly: skip})
 	var denied *decision.DeniedError
 	switch {
-	case err != nil && !errors.As(err, &denied) && !datav1alpha1.AskedForInjection(pod.Labels):
+	case err != nil && !errors.As(err, &denied) && !mutating.FailsClosed(pod):
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", mutating.ErroredOpenWarning(err))
 		return o.print(cmd, pod, nil)
 	case err != nil:
 		return denialExit(cmd.ErrOrStderr(), err)
+	case skip:
+		fmt.Fprintln(cmd.ErrOrStderr(), "left alone: the webhook skips this Pod: "+skipped+" (no deny rule refuses it)")
+		return o.print(cmd, pod, nil)
 	}
 	for _, w := range res.Decision.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)

@@ -15,13 +15,12 @@ import (
 
 	"github.com/sluice-data/sluice/config"
 	"github.com/sluice-data/sluice/webhook/internal/gate"
-	"github.com/sluice-data/sluice/webhook/mutating"
 )
 
-// leftAlone says why the webhook would not mutate pod, "" when it would
+// leftAlone says why the webhook would not see pod, "" when it would
 // evaluate the policies: the API server does not send it (the
-// configuration's selectors and match conditions), or the webhook's own
-// guards skip it.
+// configuration's selectors and match conditions). A Pod the webhook's own
+// guards skip (mutating.Skipped) is evaluated for its deny rules only.
 func (o *evalOptions) leftAlone(ctx context.Context, pod *corev1.Pod, objs []client.Object) (string, error) {
 	cfg, err := o.webhookConfiguration()
 	if err != nil {
@@ -33,9 +32,6 @@ func (o *evalOptions) leftAlone(ctx context.Context, pod *corev1.Pod, objs []cli
 	}
 	if v.Webhook == "" {
 		return "the API server does not send this Pod to Sluice's webhook (" + strings.Join(v.Skipped, "; ") + ")", nil
-	}
-	if why, skip := mutating.Skipped(pod); skip {
-		return "the webhook skips this Pod: " + why, nil
 	}
 	return "", nil
 }

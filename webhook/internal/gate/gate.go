@@ -25,8 +25,18 @@ type Gate struct {
 // New returns the Gate of cfg.
 func New(cfg *admissionregistrationv1.MutatingWebhookConfiguration) *Gate {
 	g := &Gate{compiler: celplugin.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))}
+	cfg = cfg.DeepCopy()
 	for i := range cfg.Webhooks {
-		g.hooks = append(g.hooks, webhook.NewMutatingWebhookAccessor(fmt.Sprintf("%s/%d", cfg.Name, i), cfg.Name, &cfg.Webhooks[i]))
+		h := &cfg.Webhooks[i]
+		// Defaulted as the API server stores them: no selector selects
+		// everything (a nil one would parse to a selector of nothing).
+		if h.NamespaceSelector == nil {
+			h.NamespaceSelector = &metav1.LabelSelector{}
+		}
+		if h.ObjectSelector == nil {
+			h.ObjectSelector = &metav1.LabelSelector{}
+		}
+		g.hooks = append(g.hooks, webhook.NewMutatingWebhookAccessor(fmt.Sprintf("%s/%d", cfg.Name, i), cfg.Name, h))
 	}
 	return g
 }

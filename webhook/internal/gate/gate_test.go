@@ -52,7 +52,10 @@ func TestPodCreateAsTheAPIServerDecides(t *testing.T) {
 	}{
 		{"a Pod mounting a claim", pod(nil, nil, claim), "team-a", alice, "claim-pods.mutating.sluice.io", ""},
 		{"a Pod labelled for a sidecar", pod(map[string]string{"serverless.fluid.io/inject": "true"}, nil), "team-a", alice, "labelled-pods.mutating.sluice.io", ""},
-		{"a Pod that opted out", pod(map[string]string{"fluid.io/enable-injection": "false", "serverless.fluid.io/inject": "true"}, nil, claim), "team-a", alice, "", "labels are not selected"},
+		// Opting out of injection sends a Pod as one that asked for
+		// nothing: the deny rules still judge it (reliability audit M4).
+		{"a Pod that opted out", pod(map[string]string{"fluid.io/enable-injection": "false", "serverless.fluid.io/inject": "true"}, nil, claim), "team-a", alice, "claim-pods.mutating.sluice.io", "match condition labelled-for-fluid is false"},
+		{"a Pod that opted out, no claim", pod(map[string]string{"fluid.io/enable-injection": "false", "serverless.fluid.io/inject": "true"}, nil), "team-a", alice, "", "match condition mounts-a-claim is false"},
 		{"kube-system", pod(nil, nil, claim), "kube-system", alice, "", "namespace kube-system is not selected"},
 		{"a mirror Pod", pod(nil, map[string]string{"kubernetes.io/config.mirror": "x"}, claim), "team-a", alice, "", "match condition not-a-mirror-pod is false"},
 		{"a kubelet", pod(nil, nil, claim), "team-a", &user.DefaultInfo{Name: "system:node:n1"}, "", "match condition not-from-a-kubelet is false"},

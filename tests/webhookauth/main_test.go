@@ -1,0 +1,79 @@
+package webhookauth_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
+)
+
+var (
+	env *testenv.Env
+	// dir holds the CAs and the client certificates.
+	dir string
+	// apiserverCA signed the API server's client certificate; the webhook
+	// trusts it. otherCA is trusted by no one.
+	apiserverCA, otherCA *testenv.CA
+)
+
+// clientName is the API server's client certificate's subject, the one
+// name the webhook accepts.
+const clientName = "kube-apiserver-webhook-client"
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	if dir, err = os.MkdirTemp("", "webhookauth-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if apiserverCA, err = testenv.NewCA("apiserver-client-ca"); err == nil {
+		otherCA, err = testenv.NewCA("another-ca")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cert, err := apiserverCA.IssueClient(dir, clientName)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return testenv.MainWith(m, &env, testenv.Options{
+		WebhookPaths:      []string{filepath.Join(testenv.RepoRoot(), "config", "webhook")},
+		WebhookClientCert: &cert,
+	}, startWebhook)
+}
+
+// startWebhook runs `sluice webhook --client-ca-file --client-names`
+// in-process against the test control plane and waits until it is ready.
+func startWebhook(ctx context.Context, e *testenv.Env) error {
+	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+		return err
+	}
+	caFile := filepath.Join(dir, "client-ca.crt")
+	if err := os.WriteFile(caFile, apiserverCA.PEM, 0o600); err != nil {
+		return err
+	}
+	wi := e.Webhook()
+	o := webhook.NewOptions()
+	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files
+	o.MetricsAddr = "0"
+	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+	o.ClientCAFile, o.ClientNames = caFile, []string{clientName}
+	return webhook.StartLocal(ctx, e.Config, o, 60*time.Second)
+}
