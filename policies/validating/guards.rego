@@ -17,8 +17,8 @@
 # Paths are judged clean and absolute, then under a prefix: the prefix
 # itself or below it. An image is allowed when it equals a prefix or
 # starts with it followed by "/" (a prefix ending in "/" is a registry or
-# organisation). The webhook gives the values as facts.guards, each with
-# its field path; on UPDATE a value the old object had at the same field
+# organisation; "*" admits every image). The webhook gives the values as
+# facts.guards, each with its field path; on UPDATE a value the old object had at the same field
 # is unchanged and not judged again, so objects stored before a guard
 # was tightened stay updatable.
 package sluice.validating
@@ -70,7 +70,9 @@ guard_path_message(what, p, name) := sprintf("%s %q must be absolute and clean (
 	what, p, obj.metadata.namespace, allowed_list(name), name,
 ])
 
-# 1. Images.
+# 1. Images. "*" in imagePrefixes admits every image.
+image_allowed(_) if "*" in guard_list("imagePrefixes")
+
 image_allowed(image) if {
 	some prefix in guard_list("imagePrefixes")
 	image == trim_suffix(prefix, "/")

@@ -60,6 +60,11 @@ test_star_image_list_applies_to_every_namespace if {
 	count(validating.decision.deny) == 0 with input as guard_input("JindoRuntime", g) with data.sluice.config as star("imagePrefixes", ["busybox"])
 }
 
+test_star_entry_admits_every_image if {
+	g := {"images": [gv("spec.fuse.image", "anything.example.com/x")]}
+	count(validating.decision.deny) == 0 with input as guard_input("JindoRuntime", g) with data.sluice.config as team_a("imagePrefixes", ["*"])
+}
+
 test_unchanged_image_is_not_judged if {
 	count(denials("JuiceFSRuntime", {"images": [object.union(gv("spec.fuse.image", "busybox"), {"unchanged": true})]})) == 0
 }
