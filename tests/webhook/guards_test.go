@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,4 +133,64 @@ func TestDefaultGuardsStopTenantEscape(t *testing.T) {
 			t.Fatalf("%s in %s, which the guards of %s do not cover: want %s, got %v", tt.name, other, ns, tt.want[1], err)
 		}
 	}
+}
+
+// TestCrossNamespaceSidecarImageIsTheConsumers is the audit's M12 proof
+// through the real API server: with crossNamespace.allow letting team A's
+// Pods use dataset B/raw, B's users set B's FUSE image to one of their
+// own; A's serverless Pod is denied that sidecar (rule
+// cross-namespace-sidecar-image) until A's own guards allow the image.
+func TestCrossNamespaceSidecarImageIsTheConsumers(t *testing.T) {
+	consumer, producer := env.Namespace(t), env.Namespace(t)
+	seedDataset(t, producer, "raw", datav1alpha1.BoundDatasetPhase)
+	fuse := &appsv1.DaemonSet{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw" + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
+		t.Fatal(err)
+	}
+	fuse.Spec.Template.Spec.Containers[0].Image = "evil.example.com/fuse:latest"
+	if err := env.Client.Update(ctxT(t), fuse); err != nil {
+		t.Fatal(err)
+	}
+	// A's claim on B's dataset volume.
+	theirs := &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw"}, theirs); err != nil {
+		t.Fatal(err)
+	}
+	mine := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "raw", Namespace: consumer, Labels: theirs.Labels}, Spec: *theirs.Spec.DeepCopy()}
+	if err := env.Client.Create(ctxT(t), mine); err != nil {
+		t.Fatal(err)
+	}
+
+	bundle := func(guards string) string {
+		return "mutating:\n  crossNamespace:\n    allow: [{podNamespace: " + consumer + ", datasetNamespace: " + producer + ", dataset: raw}]\n" + guards
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "cross-" + consumer, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
+		Data:       map[string]string{"cross.yaml": bundle("")},
+	}
+	if err := env.Client.Create(ctxT(t), cm); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
+	waitFor(t, 5*time.Second, "the bundle loads", func() bool { return annotation(t, cm) == "ok" })
+	waitForCache()
+
+	pod := datasetPod("app", map[string]string{"serverless.fluid.io/inject": "true"}, "raw")
+	pod.Namespace = consumer
+	err := env.Client.Create(ctxT(t), pod.DeepCopy(), client.DryRunAll)
+	want := `whose FUSE sidecar runs image "evil.example.com/fuse:latest" chosen in namespace "` + producer + `"`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "cross-namespace-sidecar-image") {
+		t.Fatalf("a serverless Pod using %s/raw with a sidecar of the producer's image: want a denial containing %q (rule cross-namespace-sidecar-image), got %v", producer, want, err)
+	}
+
+	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(cm), cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["cross.yaml"] = bundle("validating:\n  guards:\n    " + consumer + ":\n      imagePrefixes: [evil.example.com/]\n")
+	if err := env.Client.Update(ctxT(t), cm); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the consumer's image list admits the sidecar", func() bool {
+		return env.Client.Create(ctxT(t), pod.DeepCopy(), client.DryRunAll) == nil
+	})
 }
