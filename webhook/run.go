@@ -196,7 +196,7 @@ func CacheOptions(policyNamespaces []string) cache.Options {
 	}
 }
 
-// Informed returns the kinds the mutating pipeline reads; their informers
+// Informed returns the kinds the webhook pipelines read; their informers
 // are started before the webhook reports ready.
 func Informed() []client.Object { return informed() }
 
@@ -204,7 +204,7 @@ func informed() []client.Object {
 	return []client.Object{
 		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
 		&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
-		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{},
+		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{}, &datav1alpha1.ThinRuntimeProfile{},
 		&datav1alpha1.DataLoad{}, &datav1alpha1.DataMigrate{}, &datav1alpha1.DataBackup{}, &datav1alpha1.DataProcess{},
 	}
 }

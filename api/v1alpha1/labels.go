@@ -101,6 +101,12 @@ const (
 	// lets its deletion go on although Pods still use the Dataset (they are
 	// named in a Warning event); without it the deletion waits for them.
 	AnnotationForceDelete = "data.sluice.io/force-delete"
+
+	// AnnotationAllowOverrides on a ThinRuntimeProfile lists, comma
+	// separated, what its ThinRuntimes may override: image, command
+	// (command and args) and volumes. Without it the validating webhook's
+	// thin-override guard refuses every override.
+	AnnotationAllowOverrides = "data.sluice.io/allow-overrides"
 )
 
 // Node labels written by the controller and the CSI plugin. The per-dataset

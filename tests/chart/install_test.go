@@ -261,6 +261,7 @@ func checkAccess(ctx context.Context, t *testing.T, c client.Client) {
 		{"controller", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, false},
 		{"controller", attr{Verb: "create", Resource: "pods", Namespace: "team-a"}, false},
 		{"webhook", attr{Verb: "list", Group: "data.fluid.io", Resource: "dataloads", Namespace: "team-a"}, true},
+		{"webhook", attr{Verb: "watch", Group: "data.fluid.io", Resource: "thinruntimeprofiles"}, true}, // the thin-override guard reads profiles
 		{"webhook", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Subresource: "status", Namespace: "team-a"}, true},
 		{"webhook", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Namespace: "team-a"}, false},
 		{"webhook", attr{Verb: "patch", Resource: "configmaps", Namespace: "sluice-system", Name: "sluice-policies"}, true},

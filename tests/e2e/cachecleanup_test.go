@@ -25,7 +25,7 @@ import (
 )
 
 // boundJuiceFS creates a Dataset and a JuiceFSRuntime of two workers
-// caching in the hostPath /var/cache/jfs in a new namespace, waits until
+// caching in the hostPath /var/jfsCache in a new namespace, waits until
 // the Dataset is Bound and returns the namespace, the runtime and the
 // nodes of its ready workers.
 func boundJuiceFS(ctx context.Context, t *testing.T, policy datav1alpha1.CleanCachePolicy) (string, *datav1alpha1.JuiceFSRuntime, []string) {
@@ -40,7 +40,7 @@ func boundJuiceFS(ctx context.Context, t *testing.T, policy datav1alpha1.CleanCa
 	if err := c.Create(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
-	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 2, testobj.Level(datav1alpha1.SSD, "/var/cache/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 2, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))
 	rt.Spec.Management.CleanCachePolicy = policy
 	if err := c.Create(ctx, rt); err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ func TestJuiceFSOnSimulatedCluster(t *testing.T) {
 	if err := c.Create(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
-	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 1, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))
 	if err := c.Create(ctx, rt); err != nil {
 		t.Fatal(err)
 	}

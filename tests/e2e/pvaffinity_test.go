@@ -43,7 +43,7 @@ func TestPVNodeAffinityPlacesUnmutatedPods(t *testing.T) {
 	if err := c.Create(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
-	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime(key.Name, key.Namespace, 1, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))
 	rt.Spec.Fuse.NodeSelector = map[string]string{fuseKey: "true"}
 	if err := c.Create(ctx, rt); err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func TestReferenceDatasetOnSimulatedCluster(t *testing.T) {
 	if err := c.Create(ctx, phy); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Create(ctx, testobj.JuiceFSRuntime(phyKey.Name, nsA, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/jfs", "10Gi"))); err != nil {
+	if err := c.Create(ctx, testobj.JuiceFSRuntime(phyKey.Name, nsA, 1, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))); err != nil {
 		t.Fatal(err)
 	}
 	cacheKey := ""

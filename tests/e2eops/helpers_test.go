@@ -84,7 +84,7 @@ func newScenario(t *testing.T, timeout time.Duration) *scenario {
 	ds.Spec.Placement = datav1alpha1.ShareMode
 	ds.Spec.Mounts[0].EncryptOptions = []datav1alpha1.EncryptOption{{Name: "metaurl",
 		ValueFrom: datav1alpha1.EncryptOptionSource{SecretKeyRef: datav1alpha1.SecretKeySelector{Name: "jfs", Key: "metaurl"}}}}
-	rt := testobj.JuiceFSRuntime(datasetName, s.ns, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime(datasetName, s.ns, 1, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))
 	for _, obj := range []client.Object{secret, ds, rt} {
 		s.create(obj)
 	}

@@ -80,6 +80,9 @@ type RuntimeFacts struct {
 	// FuseVolumes are the names of the volumes the FUSE template's
 	// container mounts (empty without a FUSE template).
 	FuseVolumes []string `json:"fuseVolumes"`
+	// FuseImage is the image of the FUSE template's container ("" without
+	// a FUSE template): what a sidecar runs in the Pod.
+	FuseImage string `json:"fuseImage"`
 	// CacheAffinity is the runtime's status.cacheAffinity.
 	CacheAffinity *corev1.NodeAffinity `json:"cacheAffinity,omitempty"`
 }

@@ -314,6 +314,7 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 			if src.fuse != nil && len(src.fuse.Spec.Template.Spec.Containers) > 0 {
 				rf.Fuse = true
 				dv.Fuse = fuseTemplate(&src.fuse.Spec.Template.Spec)
+				rf.FuseImage = dv.Fuse.Container.Image
 				for _, v := range dv.Fuse.Volumes {
 					rf.FuseVolumes = append(rf.FuseVolumes, v.Name)
 				}

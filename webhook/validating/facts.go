@@ -49,6 +49,9 @@ type Facts struct {
 	// reference dataset before an UPDATE.
 	Reference    *ReferenceFacts `json:"reference,omitempty"`
 	WasReference bool            `json:"wasReference"`
+
+	// Runtimes and Datasets: the values the default guards judge.
+	Guards GuardFacts `json:"guards"`
 }
 
 // Target is the Dataset a data operation works on.

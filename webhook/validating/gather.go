@@ -46,6 +46,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "Dataset":
 		ds := obj.(*datav1alpha1.Dataset)
 		f.Mounts = mountFacts(ds.Spec.Mounts)
+		f.Guards = guardValues(obj, old)
 		t, rt, err := g.datasetRuntime(ctx, ds)
 		if err != nil {
 			return f, err
@@ -73,6 +74,14 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 			// A ThinRuntime without a profile serves a reference dataset,
 			// and none of its fields acts.
 			f.Fields = fieldsOf(obj, old, thin.ReferenceFields.Check)
+		}
+		if err != nil {
+			return f, err
+		}
+		f.Guards = guardValues(obj, old)
+		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok {
+			oldRT, _ := old.(*datav1alpha1.ThinRuntime)
+			f.Guards.Thin, err = g.thinGuards(ctx, rt, oldRT)
 		}
 		return f, err
 	case kind == "ThinRuntimeProfile":

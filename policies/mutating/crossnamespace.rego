@@ -1,0 +1,48 @@
+# Cross-namespace sidecars (audit M12).
+#
+# A serverless Pod that uses a dataset whose runtime is in another namespace
+# (allowed by crossNamespace.allow, or a reference dataset of another
+# namespace's Dataset) gets a sidecar copied from that runtime's FUSE
+# template: a privileged container whose image the other namespace's users
+# chose. It is injected only when the image is from a registry the Pod's
+# namespace may use itself: the default guards' imagePrefixes of the Pod's
+# namespace (data.sluice.config.validating.guards, namespace or "*";
+# policies/validating/guards.rego). Serverful Pods get no container from
+# the other namespace and are not judged.
+package sluice.mutating
+
+import rego.v1
+
+consumer_image_prefixes := p if {
+	p := data.sluice.config.validating.guards[input.request.namespace].imagePrefixes
+} else := p if {
+	p := data.sluice.config.validating.guards["*"].imagePrefixes
+} else := []
+
+# image_repository cuts the tag or digest off an image reference.
+image_repository(image) := regex.replace(regex.replace(image, `@.*$`, ""), `:[^/]*$`, "")
+
+consumer_allows_image(_) if "*" in consumer_image_prefixes
+
+consumer_allows_image(image) if {
+	some prefix in consumer_image_prefixes
+	image_repository(image) == trim_suffix(prefix, "/")
+}
+
+consumer_allows_image(image) if {
+	some prefix in consumer_image_prefixes
+	startswith(image_repository(image), sprintf("%s/", [trim_suffix(prefix, "/")]))
+}
+
+deny contains {"rule": "cross-namespace-sidecar-image", "message": msg} if {
+	serverless
+	some v in input.datasetVolumes
+	v.dataset.runtime.fuse
+	v.dataset.runtime.namespace != input.request.namespace
+	image := object.get(v.dataset.runtime, "fuseImage", "")
+	not consumer_allows_image(image)
+	allowed := concat(", ", sort(consumer_image_prefixes))
+	msg := sprintf("volume %q uses dataset %s, whose FUSE sidecar runs image %q chosen in namespace %q: it is not from a registry namespace %q allows (allowed: %s; policy data validating.guards.imagePrefixes)", [
+		v.volume, dataset_ref(v.dataset), image, v.dataset.runtime.namespace, input.request.namespace, allowed,
+	])
+}

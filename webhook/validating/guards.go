@@ -1,0 +1,158 @@
+package validating
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// GuardFacts are the values of an object that the default guards judge
+// (policies/validating/guards.rego): what a namespace user could use to
+// reach the node through the pods an engine runs. Each value names its
+// field; Unchanged marks one the old object had at the same field on
+// UPDATE, which the guards leave alone (an object stored before a guard
+// was tightened stays updatable).
+type GuardFacts struct {
+	// Images a runtime sets, repository only (tag and digest cut off).
+	Images []GuardValue `json:"images"`
+	// TierPaths are the runtime's tieredstore paths, one per path of a
+	// comma-separated list; HostPath says whether the level is a hostPath
+	// (the default volume type) rather than an emptyDir.
+	TierPaths []GuardValue `json:"tierPaths"`
+	// HostPathVolumes are the host paths of the runtime's spec.volumes.
+	HostPathVolumes []GuardValue `json:"hostPathVolumes"`
+	// LocalMounts are the host paths of a Dataset's local:// mounts.
+	LocalMounts []GuardValue `json:"localMounts"`
+	// Thin is a ThinRuntime's overrides of its profile; nil for other
+	// objects and for a ThinRuntime without spec.profileName.
+	Thin *ThinGuardFacts `json:"thin,omitempty"`
+}
+
+// GuardValue is one judged value at its field path.
+type GuardValue struct {
+	Path      string `json:"path"`
+	Value     string `json:"value"`
+	HostPath  bool   `json:"hostPath,omitempty"`
+	Unchanged bool   `json:"unchanged"`
+}
+
+// ThinGuardFacts are a ThinRuntime's overrides of its ThinRuntimeProfile.
+type ThinGuardFacts struct {
+	// Profile is the profile's name; Exists whether it exists.
+	Profile string `json:"profile"`
+	Exists  bool   `json:"exists"`
+	// Allows are the override kinds the profile's annotation
+	// data.sluice.io/allow-overrides lists.
+	Allows []string `json:"allows"`
+	// Overrides are the fields that override the profile: Value is the
+	// kind (image, command or volumes).
+	Overrides []GuardValue `json:"overrides"`
+}
+
+// guardValues lists the judged values of obj (nil when it has none), and
+// marks those old has too.
+func guardValues(obj, old client.Object) GuardFacts {
+	f := guardsOf(obj)
+	if old == nil || reflect.ValueOf(old).IsNil() {
+		return f
+	}
+	was := guardsOf(old)
+	markUnchanged(f.Images, was.Images)
+	markUnchanged(f.TierPaths, was.TierPaths)
+	markUnchanged(f.HostPathVolumes, was.HostPathVolumes)
+	markUnchanged(f.LocalMounts, was.LocalMounts)
+	return f
+}
+
+func markUnchanged(cur, old []GuardValue) {
+	for i := range cur {
+		for _, o := range old {
+			if o.Path == cur[i].Path && o.Value == cur[i].Value {
+				cur[i].Unchanged = true
+			}
+		}
+	}
+}
+
+func guardsOf(obj client.Object) GuardFacts {
+	f := GuardFacts{Images: []GuardValue{}, TierPaths: []GuardValue{}, HostPathVolumes: []GuardValue{}, LocalMounts: []GuardValue{}}
+	if ds, ok := obj.(*datav1alpha1.Dataset); ok {
+		for i, m := range ds.Spec.Mounts {
+			if p, ok := strings.CutPrefix(strings.TrimSpace(m.MountPoint), "local://"); ok {
+				f.LocalMounts = append(f.LocalMounts, GuardValue{Path: fmt.Sprintf("spec.mounts[%d].mountPoint", i), Value: p})
+			}
+		}
+		return f
+	}
+	r, ok := obj.(datav1alpha1.RuntimeObject)
+	if !ok {
+		return f
+	}
+	for i, l := range r.GetTieredStore().Levels {
+		hostPath := l.VolumeType == "" || l.VolumeType == datav1alpha1.VolumeTypeHostPath
+		for _, p := range splitList(l.Path) {
+			f.TierPaths = append(f.TierPaths, GuardValue{Path: fmt.Sprintf("spec.tieredstore.levels[%d].path", i), Value: p, HostPath: hostPath})
+		}
+	}
+	images, volumes := runtimeImages(obj)
+	for _, im := range images {
+		if im.image != "" {
+			f.Images = append(f.Images, GuardValue{Path: im.path, Value: repository(im.image)})
+		}
+	}
+	for i, v := range volumes {
+		if v.HostPath != nil {
+			f.HostPathVolumes = append(f.HostPathVolumes, GuardValue{Path: fmt.Sprintf("spec.volumes[%d].hostPath", i), Value: v.HostPath.Path})
+		}
+	}
+	return f
+}
+
+type imageField struct{ path, image string }
+
+// runtimeImages are the image fields and the volumes of a runtime.
+func runtimeImages(obj client.Object) ([]imageField, []corev1.Volume) {
+	switch rt := obj.(type) {
+	case *datav1alpha1.AlluxioRuntime:
+		return []imageField{
+			{"spec.alluxioVersion.image", rt.Spec.AlluxioVersion.Image},
+			{"spec.initUsers.image", rt.Spec.InitUsers.Image},
+			{"spec.fuse.image", rt.Spec.Fuse.Image},
+		}, rt.Spec.Volumes
+	case *datav1alpha1.JuiceFSRuntime:
+		return []imageField{
+			{"spec.juicefsVersion.image", rt.Spec.JuiceFSVersion.Image},
+			{"spec.initUsers.image", rt.Spec.InitUsers.Image},
+			{"spec.fuse.image", rt.Spec.Fuse.Image},
+		}, rt.Spec.Volumes
+	case *datav1alpha1.JindoRuntime:
+		return []imageField{
+			{"spec.jindoVersion.image", rt.Spec.JindoVersion.Image},
+			{"spec.fuse.image", rt.Spec.Fuse.Image},
+		}, rt.Spec.Volumes
+	case *datav1alpha1.ThinRuntime:
+		return []imageField{
+			{"spec.fuse.image", rt.Spec.Fuse.Image},
+			{"spec.worker.image", rt.Spec.Worker.Image},
+		}, rt.Spec.Volumes
+	}
+	return nil, nil
+}
+
+// repository cuts the tag or digest off an image reference: the guards
+// judge where an image comes from, not which version it is.
+func repository(image string) string {
+	image = strings.TrimSpace(image)
+	if at := strings.Index(image, "@"); at >= 0 {
+		image = image[:at]
+	}
+	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") {
+		image = image[:colon]
+	}
+	return image
+}

@@ -1,0 +1,165 @@
+package validating
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines/alluxio"
+	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/policies"
+)
+
+func TestRepository(t *testing.T) {
+	for in, want := range map[string]string{
+		"busybox":                         "busybox",
+		"busybox:1.36":                    "busybox",
+		"registry:5000/team/fuse":         "registry:5000/team/fuse",
+		"registry:5000/team/fuse:v1":      "registry:5000/team/fuse",
+		"juicedata/juicefs-fuse@sha256:0": "juicedata/juicefs-fuse",
+		" alluxio/alluxio ":               "alluxio/alluxio",
+	} {
+		if got := repository(in); got != want {
+			t.Errorf("repository(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGuardValues(t *testing.T) {
+	hostPath := func(p string) corev1.VolumeSource {
+		return corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: p}}
+	}
+	jfs := &datav1alpha1.JuiceFSRuntime{Spec: datav1alpha1.JuiceFSRuntimeSpec{
+		JuiceFSVersion: datav1alpha1.VersionSpec{Image: "busybox", ImageTag: "1.36"},
+		Fuse:           datav1alpha1.JuiceFSFuseSpec{Image: "juicedata/juicefs-fuse:ce"},
+		TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
+			{MediumType: datav1alpha1.Memory, Path: "/dev/shm"},
+			{MediumType: datav1alpha1.SSD, Path: "/mnt/a, /etc", VolumeType: datav1alpha1.VolumeTypeHostPath},
+			{MediumType: datav1alpha1.HDD, Path: "/cache", VolumeType: datav1alpha1.VolumeTypeEmptyDir},
+		}},
+		Volumes: []corev1.Volume{{Name: "cm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}, {Name: "root", VolumeSource: hostPath("/")}},
+	}}
+	got := guardValues(jfs, nil)
+	want := GuardFacts{
+		Images: []GuardValue{{Path: "spec.juicefsVersion.image", Value: "busybox"}, {Path: "spec.fuse.image", Value: "juicedata/juicefs-fuse"}},
+		TierPaths: []GuardValue{
+			{Path: "spec.tieredstore.levels[0].path", Value: "/dev/shm", HostPath: true},
+			{Path: "spec.tieredstore.levels[1].path", Value: "/mnt/a", HostPath: true},
+			{Path: "spec.tieredstore.levels[1].path", Value: "/etc", HostPath: true},
+			{Path: "spec.tieredstore.levels[2].path", Value: "/cache"},
+		},
+		HostPathVolumes: []GuardValue{{Path: "spec.volumes[1].hostPath", Value: "/"}},
+		LocalMounts:     []GuardValue{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("runtime guards (-want +got):\n%s", diff)
+	}
+
+	// On UPDATE, what the old object had at the same field is unchanged.
+	old := jfs.DeepCopy()
+	old.Spec.JuiceFSVersion.Image = "alluxio/alluxio"
+	old.Spec.Volumes = old.Spec.Volumes[1:] // the hostPath volume was volumes[0]
+	upd := guardValues(jfs, old)
+	if upd.Images[0].Unchanged || !upd.Images[1].Unchanged || upd.HostPathVolumes[0].Unchanged || !upd.TierPaths[2].Unchanged {
+		t.Fatalf("unchanged marks: %+v", upd)
+	}
+	var typedNil *datav1alpha1.JuiceFSRuntime
+	if g := guardValues(jfs, typedNil); g.Images[0].Unchanged {
+		t.Fatal("a typed nil old object marks values unchanged")
+	}
+
+	ds := &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b"}, {MountPoint: "local:///etc"}}}}
+	if diff := cmp.Diff([]GuardValue{{Path: "spec.mounts[1].mountPoint", Value: "/etc"}}, guardValues(ds, nil).LocalMounts); diff != "" {
+		t.Fatalf("local mounts (-want +got):\n%s", diff)
+	}
+
+	thin := &datav1alpha1.ThinRuntime{Spec: datav1alpha1.ThinRuntimeSpec{
+		Fuse:   datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "a/fuse"}},
+		Worker: datav1alpha1.ThinCompTemplateSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "a/worker"}},
+	}}
+	if got := guardValues(thin, nil).Images; len(got) != 2 || got[1].Path != "spec.worker.image" {
+		t.Fatalf("thin images = %+v", got)
+	}
+}
+
+func TestThinGuards(t *testing.T) {
+	vol := corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}}}}
+	profile := &datav1alpha1.ThinRuntimeProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: "nfs", Annotations: map[string]string{datav1alpha1.AnnotationAllowOverrides: "command, volumes"}},
+		Spec: datav1alpha1.ThinRuntimeProfileSpec{
+			Fuse:    datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "platform/nfs"}, Command: []string{"mount-nfs"}},
+			Volumes: []corev1.Volume{vol},
+		},
+	}
+	g := &Gatherer{Reader: fake.NewClientBuilder().WithScheme(sluicescheme.New()).WithObjects(profile).Build()}
+	rt := &datav1alpha1.ThinRuntime{Spec: datav1alpha1.ThinRuntimeSpec{
+		ProfileName: "nfs",
+		Fuse: datav1alpha1.ThinFuseSpec{
+			VersionSpec: datav1alpha1.VersionSpec{Image: "platform/nfs", ImageTag: "v2"}, // the profile's image: no override
+			Command:     []string{"mount-nfs"},                                           // the profile's command
+			Args:        []string{"-o", "x"},
+		},
+		Worker:  datav1alpha1.ThinCompTemplateSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "evil/worker"}},
+		Volumes: []corev1.Volume{vol, {Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
+	}}
+	got, err := g.thinGuards(context.Background(), rt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &ThinGuardFacts{Profile: "nfs", Exists: true, Allows: []string{"command", "volumes"}, Overrides: []GuardValue{
+		{Path: "spec.worker.image", Value: "image"},
+		{Path: "spec.fuse.args", Value: "command"},
+		{Path: "spec.volumes[1]", Value: "volumes"},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("thin guards (-want +got):\n%s", diff)
+	}
+
+	rt.Spec.ProfileName = "missing"
+	got, err = g.thinGuards(context.Background(), rt, rt.DeepCopy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Exists || len(got.Overrides) != 6 || !got.Overrides[0].Unchanged {
+		t.Fatalf("a missing profile: everything set overrides it, unchanged as before: %+v", got)
+	}
+	if got, _ := g.thinGuards(context.Background(), &datav1alpha1.ThinRuntime{}, nil); got != nil {
+		t.Fatalf("a ThinRuntime without a profile (reference dataset) has no overrides: %+v", got)
+	}
+}
+
+// TestDefaultImagePrefixesAdmitTheEnginesImages keeps policies/data.yaml's
+// default image allow-list in step with the images the engines default to.
+func TestDefaultImagePrefixesAdmitTheEnginesImages(t *testing.T) {
+	data, err := policies.DefaultData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	star := data["validating"].(map[string]any)["guards"].(map[string]any)["*"].(map[string]any)
+	var prefixes []string
+	for _, p := range star["imagePrefixes"].([]any) {
+		prefixes = append(prefixes, strings.TrimSuffix(p.(string), "/"))
+	}
+	for _, image := range []string{alluxio.DefaultImage, juicefs.DefaultImage.Repository, jindoDefaultImage, jindoDefaultFuseImage} {
+		ok := false
+		for _, p := range prefixes {
+			ok = ok || image == p || strings.HasPrefix(image, p+"/")
+		}
+		if !ok {
+			t.Errorf("the default image %s is not under a default imagePrefixes entry %v", image, prefixes)
+		}
+	}
+}
+
+// The Jindo engine's defaults are unexported (engines/jindo/engine.go).
+const (
+	jindoDefaultImage     = "registry.cn-shanghai.aliyuncs.com/jindofs/smartdata"
+	jindoDefaultFuseImage = "registry.cn-shanghai.aliyuncs.com/jindofs/jindo-fuse"
+)
