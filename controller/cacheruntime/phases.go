@@ -191,7 +191,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
-	if err := r.createIfMissing(ctx, pvc); err != nil {
+	if err := volume.CreateIfMissing(ctx, r.Client, pvc); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
 	if !volume.Owns(s.ds, pvc) {
@@ -210,7 +210,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, false, err
 	}
 	want := pv.Spec.NodeAffinity
-	if err := r.createIfMissing(ctx, pv); err != nil {
+	if err := volume.CreateIfMissing(ctx, r.Client, pv); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	if !volume.Owns(s.ds, pv) {
@@ -226,22 +226,6 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 func (r *Reconciler) volumeConflict(s *scope, message string) (ctrl.Result, bool, error) {
 	s.obs.volumeConflict, s.report = message, true
 	return ctrl.Result{RequeueAfter: waitDataset}, false, nil
-}
-
-// createIfMissing creates obj unless the cache already holds it; obj is
-// then the object as stored (when the cache lags behind a create, it is
-// left as given).
-func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) error {
-	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
-	case err == nil:
-		return nil
-	case !apierrors.IsNotFound(err):
-		return err
-	}
-	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return nil
 }
 
 // bindDataset binds the Dataset to the runtime (VolumeBound): its status,

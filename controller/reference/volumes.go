@@ -157,7 +157,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, false, err
 	}
 	pvc.Spec.AccessModes = modes
-	if err := r.createIfMissing(ctx, pvc); err != nil {
+	if err := volume.CreateIfMissing(ctx, r.Client, pvc); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PVC %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
 	if !volume.Owns(s.ds, pvc) {
@@ -173,7 +173,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	attrs[datav1alpha1.VolumeAttrSubPath] = joinSubPath(attrs[datav1alpha1.VolumeAttrSubPath], s.ref.SubPath)
 	pv.Spec.CSI.VolumeAttributes = attrs
 	pv.Spec.NodeAffinity = tpv.Spec.NodeAffinity.DeepCopy()
-	if err := r.createIfMissing(ctx, pv); err != nil {
+	if err := volume.CreateIfMissing(ctx, r.Client, pv); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("creating PV %s: %w", pv.Name, err)
 	}
 	if !volume.Owns(s.ds, pv) {
@@ -218,19 +218,4 @@ func joinSubPath(base, sub string) string {
 		return sub
 	}
 	return path.Join(base, sub)
-}
-
-// createIfMissing creates obj unless the cache already holds it; obj is
-// then the object as stored.
-func (r *Reconciler) createIfMissing(ctx context.Context, obj client.Object) error {
-	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
-	case err == nil:
-		return nil
-	case !apierrors.IsNotFound(err):
-		return err
-	}
-	if err := r.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return nil
 }
