@@ -295,3 +295,44 @@ func TestAGoneReferenceHoldsNoDeletion(t *testing.T) {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.Dataset{}))
 	})
 }
+
+// TestAReferenceOfAnAlluxioDataset: the reference dataset of an Alluxio
+// Dataset binds on the Alluxio FUSE mount as on JuiceFS's: its PV carries
+// the referenced PV's fluid_path, mount type, FUSE label and runtime, with
+// the sub-path, and its runtime reports the Alluxio runtime's phases.
+func TestAReferenceOfAnAlluxioDataset(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nsA, nsB := env.Namespace(t), env.Namespace(t)
+	createAlluxio(t, nsA, "coco", nil)
+	phy := &datav1alpha1.Dataset{}
+	eventually(t, 20*time.Second, "the Alluxio Dataset is Bound", func() bool {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: nsA, Name: "coco"}, phy) == nil && phy.Status.Phase == datav1alpha1.BoundDatasetPhase
+	})
+	refKey := types.NamespacedName{Namespace: nsB, Name: "coco-ref"}
+	boundReference(ctx, t, nsB, "coco-ref", "dataset://"+nsA+"/coco/val")
+
+	physPV, refPV := &corev1.PersistentVolume{}, &corev1.PersistentVolume{}
+	for name, pv := range map[string]*corev1.PersistentVolume{nsA + "-coco": physPV, nsB + "-coco-ref": refPV} {
+		if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, pv); err != nil {
+			t.Fatalf("PV %s: %v", name, err)
+		}
+	}
+	pa, ra := physPV.Spec.CSI.VolumeAttributes, refPV.Spec.CSI.VolumeAttributes
+	for _, k := range []string{datav1alpha1.VolumeAttrFluidPath, datav1alpha1.VolumeAttrMountType, datav1alpha1.VolumeAttrNodeSelectorKey,
+		datav1alpha1.VolumeAttrRuntimeNamespace, datav1alpha1.VolumeAttrRuntimeName} {
+		if ra[k] != pa[k] || ra[k] == "" {
+			t.Errorf("the reference PV's %s is %q, want the Alluxio PV's %q", k, ra[k], pa[k])
+		}
+	}
+	if ra[datav1alpha1.VolumeAttrSubPath] != "val" || !strings.Contains(ra[datav1alpha1.VolumeAttrFluidPath], "/alluxio/") {
+		t.Errorf("the reference PV's sub-path and FUSE path: %v", ra)
+	}
+	rt := &datav1alpha1.ThinRuntime{}
+	eventually(t, 10*time.Second, "the reference runtime is Ready with the Alluxio runtime's phases", func() bool {
+		c := thinCondition(ctx, refKey, reference.ConditionReady)
+		alx := &datav1alpha1.AlluxioRuntime{}
+		return c != nil && c.Status == metav1.ConditionTrue && env.Client.Get(ctx, refKey, rt) == nil &&
+			env.Client.Get(ctx, client.ObjectKeyFromObject(phy), alx) == nil && rt.Status.WorkerPhase == alx.Status.WorkerPhase && rt.Status.WorkerPhase != ""
+	})
+}
