@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -96,11 +97,15 @@ func TestJuiceFSOnSimulatedCluster(t *testing.T) {
 		return s.Status.Replicas == 2, nil
 	})
 
-	if err := c.Get(ctx, key, rt); err != nil {
-		t.Fatal(err)
-	}
-	rt.Spec.Replicas = 1
-	if err := c.Update(ctx, rt); err != nil {
+	// The controller writes the runtime too (status, finalizer): retry on
+	// conflicts.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := c.Get(ctx, key, rt); err != nil {
+			return err
+		}
+		rt.Spec.Replicas = 1
+		return c.Update(ctx, rt)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	scheduled(1)
