@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 // TestReadyOnlyOnceBothConfigurationsTrustTheCertificate starts a
@@ -79,9 +81,10 @@ func TestReadyOnlyOnceBothConfigurationsTrustTheCertificate(t *testing.T) {
 	// The API server trusts the certificate in both directions.
 	podNS := env.Namespace(t)
 	seedDataset(t, podNS, "imagenet") // validating webhook, failurePolicy Fail
-	if err := createMutated(ctx, env.Client, labelledPod(podNS, "p", "imagenet"), "imagenet"); err != nil {
-		t.Fatal(err)
-	}
+	// Until the webhook's cache has the new PVC it asks for a retry.
+	waitFor(t, testenv.Stretch(10*time.Second), "a labelled Pod created and mutated", func() error {
+		return createMutated(ctx, env.Client, labelledPod(podNS, "p", "imagenet"), "imagenet")
+	})
 }
 
 // TestReplicasAgreeOnOneCA starts two self-managed replicas at once on an
