@@ -15,15 +15,7 @@ import (
 // a failing probe is still reported.
 func TestReachabilityProbedOncePerTTL(t *testing.T) {
 	var probes atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/version" {
-			http.NotFound(w, r)
-			return
-		}
-		probes.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
-	}))
+	srv := versionServer(&probes)
 	defer srv.Close()
 	c, err := NewClientForConfig(NewDiscovery(&rest.Config{Host: srv.URL}), "team-a", func(string, ...any) {})
 	if err != nil {
@@ -56,11 +48,7 @@ func TestReachabilityProbedOncePerTTL(t *testing.T) {
 // first probes); concurrent first probes make one request.
 func TestConcurrentFirstProbes(t *testing.T) {
 	var probes atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		probes.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
-	}))
+	srv := versionServer(&probes)
 	defer srv.Close()
 	c, err := NewClientForConfig(NewDiscovery(&rest.Config{Host: srv.URL}), "team-a", func(string, ...any) {})
 	if err != nil {
@@ -78,4 +66,18 @@ func TestConcurrentFirstProbes(t *testing.T) {
 	if n := probes.Load(); n != 1 {
 		t.Errorf("%d probes from 8 concurrent first calls, want 1", n)
 	}
+}
+
+// versionServer answers GET /version as an API server does, counting the
+// probes.
+func versionServer(probes *atomic.Int32) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/version" {
+			http.NotFound(w, r)
+			return
+		}
+		probes.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+	}))
 }
