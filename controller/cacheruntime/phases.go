@@ -182,6 +182,8 @@ func (r *Reconciler) observeWorkloads(ctx context.Context, s *scope) (ctrl.Resul
 // the binding (a PV that names its claim without UID is rewritten first).
 // The PV records the engine's FUSE volume, and requires the nodes of the
 // FUSE node selector (syncPVNodeAffinity keeps an existing PV to it). A
+// PV of the earlier name is replaced by one of volume.Name once no Pod
+// uses the Dataset (renameVolumes), and serves until then. A
 // PVC or PV of that name that Sluice did not create for the Dataset
 // (volume.Owns) is never adopted: the runtime reports VolumeConflict and
 // waits. One being deleted is waited for (VolumeDeleting), then created
@@ -204,7 +206,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	pv, err := volume.PV(s.ds, volume.Spec{
 		FluidPath: fuse.Path, MountType: fuse.MountType, ClaimUID: pvc.UID,
 		RuntimeName: s.rt.GetName(), RuntimeNamespace: s.rt.GetNamespace(), CleanPolicy: string(fuse.CleanPolicy),
-		FuseNodeSelector: s.rt.GetFuseNodeSelector(),
+		FuseNodeSelector: s.rt.GetFuseNodeSelector(), Name: volume.ClaimedName(s.ds, pvc),
 	})
 	if err != nil {
 		return ctrl.Result{}, false, err
@@ -218,6 +220,11 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	if !pv.DeletionTimestamp.IsZero() {
 		return r.volumeGoing(s, pv)
+	}
+	if pv.Name != volume.Name(s.ds) {
+		if res, done, err := r.renameVolumes(ctx, s, pvc, pv); err != nil || !done {
+			return res, done, err
+		}
 	}
 	return r.syncPVNodeAffinity(ctx, s, pvc, pv, want)
 }
@@ -327,8 +334,10 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}}); err != nil {
-		return ctrl.Result{}, err
+	for _, name := range volume.Names(named) {
+		if err := r.deleteOwned(ctx, named, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	if found != nil {
 		patch := client.MergeFrom(ds.DeepCopy())

@@ -49,10 +49,11 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		return ctrl.Result{}, false, err
 	}
 	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.Namespace, Name: rt.Name}}
-	for _, obj := range []client.Object{
-		&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: rt.Namespace, Name: rt.Name}},
-		&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: volume.Name(named)}},
-	} {
+	objs := []client.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: rt.Namespace, Name: rt.Name}}}
+	for _, name := range volume.Names(named) {
+		objs = append(objs, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	}
+	for _, obj := range objs {
 		if err := r.deleteOwned(ctx, named, obj); err != nil {
 			return ctrl.Result{}, false, err
 		}

@@ -137,13 +137,14 @@ func (r *Reconciler) deleteCopies(ctx context.Context, namespace, name string, k
 // CSI attributes (fluid_path, mount type, FUSE label, runtime, clean
 // policy), with the reference's sub-path below the referenced one. A
 // reference to a read-only Dataset is read-only (ReadOnlyMany). A PV that
-// points elsewhere (the referenced Dataset was replaced) is replaced once
-// no Pod uses it.
+// points elsewhere (the referenced Dataset was replaced), or has the
+// earlier name of dataset PVs (volume.Names), is replaced once no Pod
+// uses it.
 func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	tpv := &corev1.PersistentVolume{}
-	if found, err := r.get(ctx, types.NamespacedName{Name: volume.Name(s.target)}, tpv); err != nil {
+	tpv, err := r.targetPV(ctx, s.target)
+	if err != nil {
 		return ctrl.Result{}, false, err
-	} else if !found || tpv.Spec.CSI == nil || !volume.Owns(s.target, tpv) {
+	} else if tpv == nil {
 		v := no(ReasonReferencedDatasetNotBound, "the PV %s of Dataset %s does not exist", volume.Name(s.target), s.ref.Key())
 		s.obs.set(ConditionReferenceAvailable, v)
 		return ctrl.Result{RequeueAfter: waitDataset}, false, r.markNotBound(ctx, s.ds, *v)
@@ -165,7 +166,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 			pvc.Namespace, pvc.Name, s.ds.Namespace, s.ds.Name))
 		return ctrl.Result{RequeueAfter: waitDataset}, false, nil
 	}
-	pv, err := volume.PV(s.ds, volume.Spec{ClaimUID: pvc.UID, AccessModes: modes})
+	pv, err := volume.PV(s.ds, volume.Spec{ClaimUID: pvc.UID, AccessModes: modes, Name: volume.ClaimedName(s.ds, pvc)})
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
@@ -182,7 +183,10 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{RequeueAfter: waitDataset}, false, nil
 	}
 	if pv.Spec.CSI == nil || !maps.Equal(pv.Spec.CSI.VolumeAttributes, attrs) {
-		return r.replaceVolumes(ctx, s, pvc, pv)
+		return r.replaceVolumes(ctx, s, pvc, pv, fmt.Sprintf("PV %s points at another FUSE mount than Dataset %s's; it is replaced", pv.Name, s.ref.Key()))
+	}
+	if pv.Name != volume.Name(s.ds) {
+		return r.renameVolumes(ctx, s, pvc, pv)
 	}
 	return ctrl.Result{}, true, nil
 }
@@ -190,12 +194,11 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 // replaceVolumes deletes an out-of-date PVC and PV once no Pod uses the
 // reference dataset (the next reconcile creates them again), and reports
 // VolumeOutOfDate meanwhile.
-func (r *Reconciler) replaceVolumes(ctx context.Context, s *scope, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) (ctrl.Result, bool, error) {
+func (r *Reconciler) replaceVolumes(ctx context.Context, s *scope, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume, msg string) (ctrl.Result, bool, error) {
 	users, err := volume.UsersOf(ctx, r.Client, s.ds.Namespace, s.ds.Name)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
-	msg := fmt.Sprintf("PV %s points at another FUSE mount than Dataset %s's; it is replaced", pv.Name, s.ref.Key())
 	if len(users) > 0 {
 		msg += " once no Pod uses it: " + fmt.Sprint(users)
 	} else {

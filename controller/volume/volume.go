@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -44,6 +45,9 @@ type Spec struct {
 	// FuseNodeSelector is the runtime's spec.fuse.nodeSelector: the nodes
 	// the FUSE may run on, and so the PV's nodeAffinity (NodeAffinity).
 	FuseNodeSelector map[string]string
+	// Name is the PV's name and volume handle; "" is Name(ds). An existing
+	// PVC's PV is ClaimedName's.
+	Name string
 }
 
 // NodeAffinity is a dataset PV's nodeAffinity for the runtime's FUSE node
@@ -62,8 +66,39 @@ func NodeAffinity(fuseNodeSelector map[string]string) *corev1.VolumeNodeAffinity
 	return &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: reqs}}}}
 }
 
-// Name is the PV name of a dataset, "<namespace>-<name>", also its CSI volume handle.
-func Name(ds *datav1alpha1.Dataset) string { return ds.Namespace + "-" + ds.Name }
+// Name is the PV name of a dataset, also its CSI volume handle:
+// "<namespace>-<name>" as in Fluid when the namespace has no '-', and
+// "<namespace>.<name>" otherwise. Fluid's name alone is ambiguous: Dataset
+// c of namespace a-b and Dataset b-c of namespace a would share PV a-b-c.
+// Neither namespaces (DNS-1123 labels) nor Dataset names (DNS-1035 labels,
+// rule name-dns1035) hold a '.', so a name with one splits at it, and one
+// without splits at its first '-': no two Datasets share a PV name.
+func Name(ds *datav1alpha1.Dataset) string {
+	if strings.Contains(ds.Namespace, "-") {
+		return ds.Namespace + "." + ds.Name
+	}
+	return ds.Namespace + "-" + ds.Name
+}
+
+// Names are the names a dataset's PV may have: Name, then, when it differs,
+// "<namespace>-<name>", the name Sluice gave every dataset's PV before
+// (such a PV keeps serving until it is replaced; see ClaimedName).
+func Names(ds *datav1alpha1.Dataset) []string {
+	if legacy := ds.Namespace + "-" + ds.Name; legacy != Name(ds) {
+		return []string{Name(ds), legacy}
+	}
+	return []string{Name(ds)}
+}
+
+// ClaimedName is the name of the PV that pvc, the dataset's PVC, binds:
+// its spec.volumeName when that is one of Names (a PVC created before the
+// names changed names the PV of the earlier name), else Name.
+func ClaimedName(ds *datav1alpha1.Dataset, pvc *corev1.PersistentVolumeClaim) string {
+	if n := pvc.Spec.VolumeName; slices.Contains(Names(ds), n) {
+		return n
+	}
+	return Name(ds)
+}
 
 // Labels are the labels of a dataset's PV and PVC.
 func Labels(ds *datav1alpha1.Dataset) map[string]string {
@@ -110,7 +145,10 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 	if modes == nil {
 		modes = AccessModes(ds)
 	}
-	name := Name(ds)
+	name := s.Name
+	if name == "" {
+		name = Name(ds)
+	}
 	return &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeSpec{

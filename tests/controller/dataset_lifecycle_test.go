@@ -214,7 +214,7 @@ func TestDatasetDeletionWaitsForPodsThenCascades(t *testing.T) {
 	if !gone(t, key(name), &corev1.PersistentVolumeClaim{}) {
 		t.Error("the PVC was left behind")
 	}
-	if !gone(t, types.NamespacedName{Name: ns + "-" + name}, &corev1.PersistentVolume{}) {
+	if !gone(t, types.NamespacedName{Name: pvName(ns, name)}, &corev1.PersistentVolume{}) {
 		t.Error("the PV was left behind")
 	}
 	if left := labelled(); len(left) > 0 {

@@ -56,7 +56,7 @@ func TestRuntimeDeletedWithItsDataset(t *testing.T) {
 	if err := env.Client.Get(ctx, key("imagenet"), pvc); err == nil && pvc.DeletionTimestamp.IsZero() {
 		t.Error("the PVC was left behind")
 	}
-	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, pv); err == nil && pv.DeletionTimestamp.IsZero() {
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: pvName(ns, "imagenet")}, pv); err == nil && pv.DeletionTimestamp.IsZero() {
 		t.Error("the PV was left behind")
 	}
 }

@@ -98,7 +98,7 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 		t.Errorf("FUSE image %q, want the profile's", img)
 	}
 	pv := &corev1.PersistentVolume{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-share"}, pv); err != nil {
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: pvName(ns, "share")}, pv); err != nil {
 		t.Fatal(err)
 	}
 	if got := pv.Spec.CSI.VolumeAttributes[datav1alpha1.VolumeAttrMountType]; got != "nfs" {

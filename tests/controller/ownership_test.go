@@ -167,7 +167,7 @@ func TestARuntimeOfAnotherKindTakesNothingWithIt(t *testing.T) {
 	if err := env.Client.Get(ctx, key("imagenet"), &corev1.PersistentVolumeClaim{}); err != nil {
 		t.Fatalf("the Dataset's PVC: %v", err)
 	}
-	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, &corev1.PersistentVolume{}); err != nil {
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: pvName(ns, "imagenet")}, &corev1.PersistentVolume{}); err != nil {
 		t.Fatalf("the Dataset's PV: %v", err)
 	}
 	if err := env.Client.Get(ctx, key("imagenet"), ds); err != nil || ds.Status.Phase != datav1alpha1.BoundDatasetPhase {

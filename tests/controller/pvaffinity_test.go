@@ -29,7 +29,7 @@ import (
 func TestPVNodeAffinityFollowsTheFuseNodeSelector(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
-	pvKey := types.NamespacedName{Name: ns + "-imagenet"}
+	pvKey := types.NamespacedName{Name: pvName(ns, "imagenet")}
 	ds := testobj.Dataset("imagenet", ns, testobj.WithMounts("juicefs:///imagenet"))
 	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)

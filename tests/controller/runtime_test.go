@@ -87,7 +87,7 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 		t.Fatalf("status.runtimes = %+v", got.Status.Runtimes)
 	}
 	pv, pvc := &corev1.PersistentVolume{}, &corev1.PersistentVolumeClaim{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, pv); err != nil {
+	if err := env.Client.Get(ctx, types.NamespacedName{Name: pvName(ns, "imagenet")}, pv); err != nil {
 		t.Fatal(err)
 	}
 	attrs := pv.Spec.CSI.VolumeAttributes
@@ -169,7 +169,7 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	if err := env.Client.Get(ctx, key("imagenet"), got); err != nil || got.Status.Phase != datav1alpha1.NotBoundDatasetPhase {
 		t.Fatalf("Dataset after deletion: %v %+v", err, got.Status)
 	}
-	err := env.Client.Get(ctx, types.NamespacedName{Name: ns + "-imagenet"}, pv)
+	err := env.Client.Get(ctx, types.NamespacedName{Name: pvName(ns, "imagenet")}, pv)
 	if err == nil && pv.DeletionTimestamp.IsZero() {
 		t.Fatal("the PV was not deleted")
 	}

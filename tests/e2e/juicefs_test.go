@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 
@@ -66,7 +67,7 @@ func TestJuiceFSOnSimulatedCluster(t *testing.T) {
 			t.Fatalf("%T %s: %v", obj, name, err)
 		}
 	}
-	pvKey := types.NamespacedName{Name: key.Namespace + "-" + key.Name}
+	pvKey := types.NamespacedName{Name: pvName(key.Namespace, key.Name)}
 	if err := c.Get(ctx, pvKey, &corev1.PersistentVolume{}); err != nil {
 		t.Fatalf("PV %s: %v", pvKey.Name, err)
 	}
@@ -175,4 +176,9 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() (bool, 
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 	t.Logf("%s after %s", what, time.Since(start).Round(10*time.Millisecond))
+}
+
+// pvName is the PV name Sluice gives Dataset ns/name (volume.Name).
+func pvName(ns, name string) string {
+	return volume.Name(&datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
 }

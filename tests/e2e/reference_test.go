@@ -163,9 +163,9 @@ func TestReferenceDatasetOnSimulatedCluster(t *testing.T) {
 			obj client.Object
 		}{
 			{refKey, &datav1alpha1.Dataset{}}, {refKey, &datav1alpha1.ThinRuntime{}}, {refKey, &corev1.PersistentVolumeClaim{}},
-			{types.NamespacedName{Name: nsB + "-refdemo"}, &corev1.PersistentVolume{}},
+			{types.NamespacedName{Name: pvName(nsB, "refdemo")}, &corev1.PersistentVolume{}},
 			{phyKey, &datav1alpha1.Dataset{}}, {phyKey, &datav1alpha1.JuiceFSRuntime{}},
-			{types.NamespacedName{Name: nsA + "-imagenet"}, &corev1.PersistentVolume{}},
+			{types.NamespacedName{Name: pvName(nsA, "imagenet")}, &corev1.PersistentVolume{}},
 		} {
 			if ok, err := gone(o.key, o.obj); !ok || err != nil {
 				return false, err

@@ -48,3 +48,29 @@ func TestAForgedVolumeNameLendsNoFusePath(t *testing.T) {
 		t.Fatalf("a PVC naming another dataset's PV: %+v, %v; want refused", vols, err)
 	}
 }
+
+// TestTheAmbiguousDatasetIDLendsNoFusePath: Dataset c of namespace a-b and
+// Dataset b-c of namespace a share fluid.io/dataset-id a-b-c. A PVC of
+// namespace a, labelled for its own Dataset b-c, naming the PV of a-b's c
+// is refused: the PV's dataset.sluice.io labels name a-b/c. (It was
+// admitted while the check compared dataset-ids.)
+func TestTheAmbiguousDatasetIDLendsNoFusePath(t *testing.T) {
+	ctx := context.Background()
+	mine := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "b-c"},
+		Status: datav1alpha1.DatasetStatus{Phase: datav1alpha1.BoundDatasetPhase}}
+	theirs := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "a-b.c", Labels: map[string]string{
+		datav1alpha1.LabelDatasetID: "a-b-c", datav1alpha1.LabelDatasetNamespace: "a-b", datav1alpha1.LabelDatasetName: "c"}},
+		Spec: corev1.PersistentVolumeSpec{PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+			Driver: "fuse.csi.fluid.io", VolumeHandle: "a-b.c", VolumeAttributes: map[string]string{datav1alpha1.VolumeAttrFluidPath: "/runtime-mnt/a-b/c"}}}}}
+	forged := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "b-c",
+		Labels: map[string]string{datav1alpha1.LabelDatasetID: "a-b-c", datav1alpha1.LabelDatasetNamespace: "a", datav1alpha1.LabelDatasetName: "b-c"}},
+		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "a-b.c"}}
+	c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(mine, theirs, forged).Build()
+	g := &Gatherer{Reader: c}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "a", Labels: map[string]string{"serverless.fluid.io/inject": "true"}},
+		Spec: corev1.PodSpec{Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "b-c"}}}}}}
+	if vols, err := g.DatasetVolumes(ctx, "a", pod); err == nil || !strings.Contains(err.Error(), `a-b.c is not that dataset's (it is labelled for dataset.sluice.io/namespace="a-b"`) {
+		t.Fatalf("a PVC naming the PV of the other dataset of its dataset-id: %+v, %v; want refused", vols, err)
+	}
+}

@@ -225,11 +225,11 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 		if found, err := g.get(ctx, types.NamespacedName{Name: name}, pv, src, tracking); err != nil {
 			return err
 		} else if found {
-			if id := datav1alpha1.KeyOf(ds).DatasetID(); pv.Labels[datav1alpha1.LabelDatasetID] != id {
+			if !pvBelongsTo(pv, dsKey) {
 				// The PVC's author chose both its labels and its volumeName:
 				// a PV of another dataset must not lend its FUSE path.
-				return fmt.Errorf("PVC %s/%s names dataset %s but its volume %s is not that dataset's (%s=%q, want %q)",
-					src.pvc.Namespace, src.pvc.Name, dsKey, name, datav1alpha1.LabelDatasetID, pv.Labels[datav1alpha1.LabelDatasetID], id)
+				return fmt.Errorf("PVC %s/%s names dataset %s but its volume %s is not that dataset's (it is labelled for %s)",
+					src.pvc.Namespace, src.pvc.Name, dsKey, name, pvOwnerNote(pv))
 			}
 			src.pv = pv
 		}
