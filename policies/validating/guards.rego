@@ -8,8 +8,13 @@
 # that list, else validating.guards["*"].<list> (policies/data.yaml):
 #   imagePrefixes     images a runtime sets (repository; tag cut off)
 #   tieredstorePaths  hostPath tieredstore levels' paths
-#   localPaths        Dataset local:// mount paths
-#   hostPathVolumes   hostPath volumes in a runtime's spec.volumes
+#   localPaths        local:// paths: Dataset mounts, DataBackup backupPath,
+#                     DataMigrate external storage
+#   hostPathVolumes   hostPath volumes in a runtime's spec.volumes and a
+#                     DataProcess's pod
+#   reservedTaints    taint keys no spec may tolerate (guards_pods.rego)
+#   processPrivileges host privileges a DataProcess's pod may ask for
+#                     (guards_pods.rego)
 #   thinOverrides     what a ThinRuntime may override of its profile
 #                     (image, command, volumes), besides what the
 #                     profile's annotation data.sluice.io/allow-overrides
@@ -111,7 +116,7 @@ deny contains deny_at("tieredstore-path", v.path, guard_path_message("path", v.v
 
 # 3. local:// mounts.
 deny contains deny_at("local-mount", v.path, guard_path_message("local path", v.value, "localPaths")) if {
-	input.kind == "Dataset"
+	input.kind in {"Dataset", "DataBackup", "DataMigrate"}
 	some v in judged("localMounts")
 	not path_allowed(v.value, "localPaths")
 }
@@ -134,9 +139,13 @@ deny contains deny_at("thin-override", v.path, msg) if {
 	])
 }
 
-# 5. hostPath volumes.
+# 5. hostPath volumes, of a runtime's spec.volumes and a DataProcess's pod.
+host_path_kind if is_runtime
+
+host_path_kind if input.kind == "DataProcess"
+
 deny contains deny_at("host-path-volume", v.path, msg) if {
-	is_runtime
+	host_path_kind
 	some v in judged("hostPathVolumes")
 	not path_allowed(v.value, "hostPathVolumes")
 	msg := sprintf("hostPath volume %q is not allowed in namespace %q (allowed under: %s; policy data validating.guards.hostPathVolumes)", [

@@ -87,7 +87,9 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "ThinRuntimeProfile":
 		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
 	default:
-		return g.operationFacts(ctx, obj)
+		f, err := g.operationFacts(ctx, obj)
+		f.Guards = guardValues(obj, old)
+		return f, err
 	}
 	return f, nil
 }

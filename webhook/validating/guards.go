@@ -26,8 +26,16 @@ type GuardFacts struct {
 	TierPaths []GuardValue `json:"tierPaths"`
 	// HostPathVolumes are the host paths of the runtime's spec.volumes.
 	HostPathVolumes []GuardValue `json:"hostPathVolumes"`
-	// LocalMounts are the host paths of a Dataset's local:// mounts.
+	// LocalMounts are the host paths of a Dataset's local:// mounts, and of
+	// a DataBackup's or DataMigrate's local:// locations.
 	LocalMounts []GuardValue `json:"localMounts"`
+	// Tolerations are the taint keys a spec's tolerations tolerate ("" for
+	// one tolerating every taint): of a Dataset (its engine's pods), a
+	// JindoRuntime, a DataLoad, a DataMigrate and a DataProcess's pod.
+	Tolerations []GuardValue `json:"tolerations"`
+	// Privileges are the host privileges of a DataProcess's pod spec:
+	// hostNetwork, hostPID, hostIPC, privileged, "capability <NAME>".
+	Privileges []GuardValue `json:"privileges"`
 	// Thin is a ThinRuntime's overrides of its profile; nil for other
 	// objects and for a ThinRuntime without spec.profileName.
 	Thin *ThinGuardFacts `json:"thin,omitempty"`
@@ -66,6 +74,8 @@ func guardValues(obj, old client.Object) GuardFacts {
 	markUnchanged(f.TierPaths, was.TierPaths)
 	markUnchanged(f.HostPathVolumes, was.HostPathVolumes)
 	markUnchanged(f.LocalMounts, was.LocalMounts)
+	markUnchanged(f.Tolerations, was.Tolerations)
+	markUnchanged(f.Privileges, was.Privileges)
 	return f
 }
 
@@ -80,18 +90,24 @@ func markUnchanged(cur, old []GuardValue) {
 }
 
 func guardsOf(obj client.Object) GuardFacts {
-	f := GuardFacts{Images: []GuardValue{}, TierPaths: []GuardValue{}, HostPathVolumes: []GuardValue{}, LocalMounts: []GuardValue{}}
+	f := GuardFacts{Images: []GuardValue{}, TierPaths: []GuardValue{}, HostPathVolumes: []GuardValue{}, LocalMounts: []GuardValue{},
+		Tolerations: []GuardValue{}, Privileges: []GuardValue{}}
 	if ds, ok := obj.(*datav1alpha1.Dataset); ok {
 		for i, m := range ds.Spec.Mounts {
-			if p, ok := strings.CutPrefix(strings.TrimSpace(m.MountPoint), "local://"); ok {
-				f.LocalMounts = append(f.LocalMounts, GuardValue{Path: fmt.Sprintf("spec.mounts[%d].mountPoint", i), Value: p})
-			}
+			f.LocalMounts = append(f.LocalMounts, localLocation(fmt.Sprintf("spec.mounts[%d].mountPoint", i), m.MountPoint)...)
 		}
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", ds.Spec.Tolerations)...)
 		return f
 	}
 	r, ok := obj.(datav1alpha1.RuntimeObject)
 	if !ok {
+		operationGuards(obj, &f)
 		return f
+	}
+	if jr, ok := obj.(*datav1alpha1.JindoRuntime); ok {
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.master.tolerations", jr.Spec.Master.Tolerations)...)
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.worker.tolerations", jr.Spec.Worker.Tolerations)...)
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.fuse.tolerations", jr.Spec.Fuse.Tolerations)...)
 	}
 	for i, l := range r.GetTieredStore().Levels {
 		hostPath := l.VolumeType == "" || l.VolumeType == datav1alpha1.VolumeTypeHostPath
@@ -105,11 +121,7 @@ func guardsOf(obj client.Object) GuardFacts {
 			f.Images = append(f.Images, GuardValue{Path: im.path, Value: repository(im.image)})
 		}
 	}
-	for i, v := range volumes {
-		if v.HostPath != nil {
-			f.HostPathVolumes = append(f.HostPathVolumes, GuardValue{Path: fmt.Sprintf("spec.volumes[%d].hostPath", i), Value: v.HostPath.Path})
-		}
-	}
+	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", volumes)...)
 	return f
 }
 

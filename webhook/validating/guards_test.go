@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
@@ -57,6 +60,8 @@ func TestGuardValues(t *testing.T) {
 		},
 		HostPathVolumes: []GuardValue{{Path: "spec.volumes[1].hostPath", Value: "/"}},
 		LocalMounts:     []GuardValue{},
+		Tolerations:     []GuardValue{},
+		Privileges:      []GuardValue{},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("runtime guards (-want +got):\n%s", diff)
@@ -163,3 +168,49 @@ const (
 	jindoDefaultImage     = "registry.cn-shanghai.aliyuncs.com/jindofs/smartdata"
 	jindoDefaultFuseImage = "registry.cn-shanghai.aliyuncs.com/jindofs/jindo-fuse"
 )
+
+// TestOperationAndTolerationGuardValues: the values the pod guards judge,
+// each at its field, in spec order.
+func TestOperationAndTolerationGuardValues(t *testing.T) {
+	exists := corev1.Toleration{Operator: corev1.TolerationOpExists}
+	gpu := corev1.Toleration{Key: "nvidia.com/gpu", Operator: corev1.TolerationOpExists}
+	for _, c := range []struct {
+		name string
+		obj  client.Object
+		want GuardFacts
+	}{
+		{"Dataset", &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Tolerations: []corev1.Toleration{gpu, exists}}},
+			GuardFacts{Tolerations: []GuardValue{{Path: "spec.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.tolerations[1]"}}}},
+		{"JindoRuntime", &datav1alpha1.JindoRuntime{Spec: datav1alpha1.JindoRuntimeSpec{
+			Worker: datav1alpha1.JindoCompTemplateSpec{Tolerations: []corev1.Toleration{gpu}}, Fuse: datav1alpha1.JindoFuseSpec{Tolerations: []corev1.Toleration{exists}}}},
+			GuardFacts{Tolerations: []GuardValue{{Path: "spec.worker.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.fuse.tolerations[0]"}}}},
+		{"DataBackup", &datav1alpha1.DataBackup{Spec: datav1alpha1.DataBackupSpec{BackupPath: "local:///var/backups"}},
+			GuardFacts{LocalMounts: []GuardValue{{Path: "spec.backupPath", Value: "/var/backups"}}}},
+		{"DataBackup to a claim", &datav1alpha1.DataBackup{Spec: datav1alpha1.DataBackupSpec{BackupPath: "pvc://backups/x"}}, GuardFacts{}},
+		{"DataMigrate", &datav1alpha1.DataMigrate{Spec: datav1alpha1.DataMigrateSpec{
+			From: datav1alpha1.DataToMigrate{ExternalStorage: &datav1alpha1.ExternalStorage{URI: "local:///in"}},
+			To:   datav1alpha1.DataToMigrate{ExternalStorage: &datav1alpha1.ExternalStorage{URI: "local:///out"}}, Tolerations: []corev1.Toleration{exists}}},
+			GuardFacts{LocalMounts: []GuardValue{{Path: "spec.from.externalStorage.uri", Value: "/in"}, {Path: "spec.to.externalStorage.uri", Value: "/out"}},
+				Tolerations: []GuardValue{{Path: "spec.tolerations[0]"}}}},
+		{"DataProcess", &datav1alpha1.DataProcess{Spec: datav1alpha1.DataProcessSpec{Processor: datav1alpha1.Processor{Job: &datav1alpha1.JobProcessor{PodSpec: &corev1.PodSpec{
+			HostNetwork: true, HostPID: true, Tolerations: []corev1.Toleration{gpu},
+			Volumes:        []corev1.Volume{{Name: "h", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet"}}}},
+			InitContainers: []corev1.Container{{Name: "i", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}},
+			Containers: []corev1.Container{{Name: "c", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(false),
+				Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}}}}},
+		}}}}},
+			GuardFacts{HostPathVolumes: []GuardValue{{Path: "spec.processor.job.podSpec.volumes[0].hostPath", Value: "/var/lib/kubelet"}},
+				Tolerations: []GuardValue{{Path: "spec.processor.job.podSpec.tolerations[0]", Value: "nvidia.com/gpu"}},
+				Privileges: []GuardValue{
+					{Path: "spec.processor.job.podSpec.hostNetwork", Value: "hostNetwork"},
+					{Path: "spec.processor.job.podSpec.hostPID", Value: "hostPID"},
+					{Path: "spec.processor.job.podSpec.initContainers[0].securityContext.privileged", Value: "privileged"},
+					{Path: "spec.processor.job.podSpec.containers[0].securityContext.capabilities.add[0]", Value: "capability SYS_ADMIN"},
+				}}},
+	} {
+		got := guardValues(c.obj, nil)
+		if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+# Default guards on where and how the pods Sluice creates for a spec run
+# (audit H2): tolerations that would put engine or operation pods on
+# reserved nodes (the control plane), and the host privileges of a
+# DataProcess's own pod spec. The lists are validating.guards[<namespace>]
+# or validating.guards["*"] (guards.rego):
+#   reservedTaints     taint keys no spec may tolerate; a toleration of
+#                      every taint (operator Exists, no key) tolerates them
+#   processPrivileges  what a DataProcess's pod may ask for: hostNetwork,
+#                      hostPID, hostIPC, privileged, "capability <NAME>"
+#                      ("capability *" for every capability)
+# Node affinity is not judged: taints are what fence nodes off, and a pod
+# that does not tolerate a node's taints is not placed there whatever its
+# affinity.
+package sluice.validating
+
+import rego.v1
+
+toleration_kinds := {"Dataset", "JindoRuntime", "DataLoad", "DataMigrate", "DataProcess"}
+
+deny contains deny_at("toleration", v.path, msg) if {
+	input.kind in toleration_kinds
+	some v in judged("tolerations")
+	v.value in guard_list("reservedTaints")
+	msg := sprintf("tolerates taint %q, which is reserved in namespace %q (reserved: %s; policy data validating.guards.reservedTaints)", [
+		v.value, obj.metadata.namespace, allowed_list("reservedTaints"),
+	])
+}
+
+deny contains deny_at("toleration", v.path, msg) if {
+	input.kind in toleration_kinds
+	some v in judged("tolerations")
+	v.value == ""
+	count(guard_list("reservedTaints")) > 0
+	msg := sprintf("tolerates every taint, including the ones reserved in namespace %q (%s; policy data validating.guards.reservedTaints): name the taint keys to tolerate", [
+		obj.metadata.namespace, allowed_list("reservedTaints"),
+	])
+}
+
+privilege_allowed(p) if p in guard_list("processPrivileges")
+
+privilege_allowed(p) if {
+	startswith(p, "capability ")
+	"capability *" in guard_list("processPrivileges")
+}
+
+deny contains deny_at("process-privilege", v.path, msg) if {
+	input.kind == "DataProcess"
+	some v in judged("privileges")
+	not privilege_allowed(v.value)
+	msg := sprintf("%s is not allowed for DataProcess pods in namespace %q (allowed: %s; policy data validating.guards.processPrivileges)", [
+		v.value, obj.metadata.namespace, allowed_list("processPrivileges"),
+	])
+}

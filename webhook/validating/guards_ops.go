@@ -1,0 +1,108 @@
+package validating
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// tolerationValues are the taint keys tolerations tolerate, at field: ""
+// for a toleration of every taint (operator Exists without key).
+func tolerationValues(field string, ts []corev1.Toleration) []GuardValue {
+	var out []GuardValue
+	for i, t := range ts {
+		out = append(out, GuardValue{Path: fmt.Sprintf("%s[%d]", field, i), Value: t.Key})
+	}
+	return out
+}
+
+// localLocation is the host path of a local:// location at field, if it
+// is one.
+func localLocation(field, uri string) []GuardValue {
+	if p, ok := strings.CutPrefix(strings.TrimSpace(uri), "local://"); ok {
+		return []GuardValue{{Path: field, Value: p}}
+	}
+	return nil
+}
+
+// operationGuards adds what a data operation's pods could reach the node
+// with: local:// locations (host directories the Job mounts), tolerations,
+// and a DataProcess's pod: its hostPath volumes and host privileges.
+func operationGuards(obj client.Object, f *GuardFacts) {
+	switch op := obj.(type) {
+	case *datav1alpha1.DataBackup:
+		f.LocalMounts = append(f.LocalMounts, localLocation("spec.backupPath", op.Spec.BackupPath)...)
+	case *datav1alpha1.DataMigrate:
+		for _, end := range []struct {
+			field string
+			at    datav1alpha1.DataToMigrate
+		}{{"spec.from", op.Spec.From}, {"spec.to", op.Spec.To}} {
+			if e := end.at.ExternalStorage; e != nil {
+				f.LocalMounts = append(f.LocalMounts, localLocation(end.field+".externalStorage.uri", e.URI)...)
+			}
+		}
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", op.Spec.Tolerations)...)
+	case *datav1alpha1.DataLoad:
+		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", op.Spec.Tolerations)...)
+	case *datav1alpha1.DataProcess:
+		if s := op.Spec.Processor.Script; s != nil {
+			f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.processor.script.volumes", s.Volumes)...)
+		}
+		if j := op.Spec.Processor.Job; j != nil && j.PodSpec != nil {
+			podGuards("spec.processor.job.podSpec", j.PodSpec, f)
+		}
+	}
+}
+
+// hostPaths are the host paths of volumes, at field.
+func hostPaths(field string, volumes []corev1.Volume) []GuardValue {
+	var out []GuardValue
+	for i, v := range volumes {
+		if v.HostPath != nil {
+			out = append(out, GuardValue{Path: fmt.Sprintf("%s[%d].hostPath", field, i), Value: v.HostPath.Path})
+		}
+	}
+	return out
+}
+
+// podGuards adds a user-written pod spec's hostPath volumes, tolerations
+// and host privileges: hostNetwork, hostPID, hostIPC, and each
+// container's privileged, allowPrivilegeEscalation and added capabilities
+// (Value "capability <NAME>").
+func podGuards(field string, spec *corev1.PodSpec, f *GuardFacts) {
+	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths(field+".volumes", spec.Volumes)...)
+	f.Tolerations = append(f.Tolerations, tolerationValues(field+".tolerations", spec.Tolerations)...)
+	for _, host := range []struct {
+		name string
+		on   bool
+	}{{"hostNetwork", spec.HostNetwork}, {"hostPID", spec.HostPID}, {"hostIPC", spec.HostIPC}} {
+		if host.on {
+			f.Privileges = append(f.Privileges, GuardValue{Path: field + "." + host.name, Value: host.name})
+		}
+	}
+	for _, group := range []struct {
+		kind string
+		cs   []corev1.Container
+	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
+		kind := group.kind
+		for i, c := range group.cs {
+			sc := c.SecurityContext
+			if sc == nil {
+				continue
+			}
+			at := fmt.Sprintf("%s.%s[%d].securityContext", field, kind, i)
+			if sc.Privileged != nil && *sc.Privileged {
+				f.Privileges = append(f.Privileges, GuardValue{Path: at + ".privileged", Value: "privileged"})
+			}
+			if sc.Capabilities != nil {
+				for j, cp := range sc.Capabilities.Add {
+					f.Privileges = append(f.Privileges, GuardValue{Path: fmt.Sprintf("%s.capabilities.add[%d]", at, j), Value: "capability " + string(cp)})
+				}
+			}
+		}
+	}
+}
