@@ -45,9 +45,13 @@ func boundJuiceFSDataset(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRun
 		t.Fatal(err)
 	}
 	sts := &appsv1.StatefulSet{}
-	eventually(t, 20*time.Second, "Helm installs the workers of "+ns+"/"+name, func() bool {
-		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-worker"}, sts) == nil
-	})
+	for start := time.Now(); env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-worker"}, sts) != nil; time.Sleep(200 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			got := &datav1alpha1.JuiceFSRuntime{}
+			_ = env.Client.Get(ctx, client.ObjectKeyFromObject(rt), got)
+			t.Fatalf("Helm installs the workers of %s/%s: not within 20s; runtime conditions %+v; events:\n%s", ns, name, got.Status.Conditions, runtimeEvents(t, ns, name))
+		}
+	}
 	markReady(t, sts)
 	ds := &datav1alpha1.Dataset{}
 	eventually(t, 20*time.Second, "Dataset "+ns+"/"+name+" is Bound", func() bool {
@@ -57,8 +61,9 @@ func boundJuiceFSDataset(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRun
 }
 
 // TestDatasetsFluidsPVNameConfusesBothBind (reliability audit H5): Dataset
-// c of namespace <p>-b and Dataset b-c of namespace <p> would share Fluid's
-// PV name <p>-b-c. Both bind, each to a PV of its own, and deleting one's
+// abc of namespace <p>-xyz and Dataset xyz-abc of namespace <p> would share
+// Fluid's PV name <p>-xyz-abc (JuiceFS volume names have at least three
+// characters). Both bind, each to a PV of its own, and deleting one's
 // runtime leaves the other's PV alone. (Before, the second reported
 // VolumeConflict on the first one's PV and never bound.)
 func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
@@ -66,10 +71,10 @@ func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
 	for strings.Contains(p, "-") {
 		p = "pv" + rand.String(6)
 	}
-	plain, dashed := namedNamespace(t, p), namedNamespace(t, p+"-b")
+	plain, dashed := namedNamespace(t, p), namedNamespace(t, p+"-xyz")
 	ctx := testenv.Context(t)
-	boundJuiceFSDataset(t, plain, "b-c")
-	rt := boundJuiceFSDataset(t, dashed, "c")
+	boundJuiceFSDataset(t, plain, "xyz-abc")
+	rt := boundJuiceFSDataset(t, dashed, "abc")
 
 	pvOf := func(ns, name string) *corev1.PersistentVolume {
 		t.Helper()
@@ -82,26 +87,26 @@ func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
 		}
 		return pv
 	}
-	first, second := pvOf(plain, "b-c"), pvOf(dashed, "c")
-	if first.Name != p+"-b-c" || second.Name != p+"-b.c" {
-		t.Fatalf("PV names %q and %q, want %q (Fluid's) and %q", first.Name, second.Name, p+"-b-c", p+"-b.c")
+	first, second := pvOf(plain, "xyz-abc"), pvOf(dashed, "abc")
+	if first.Name != p+"-xyz-abc" || second.Name != p+"-xyz.abc" {
+		t.Fatalf("PV names %q and %q, want %q (Fluid's) and %q", first.Name, second.Name, p+"-xyz-abc", p+"-xyz.abc")
 	}
 	pvc := &corev1.PersistentVolumeClaim{}
-	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: dashed, Name: "c"}, pvc); err != nil || pvc.Spec.VolumeName != second.Name {
-		t.Fatalf("the PVC of %s/c: volumeName %q, %v", dashed, pvc.Spec.VolumeName, err)
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: dashed, Name: "abc"}, pvc); err != nil || pvc.Spec.VolumeName != second.Name {
+		t.Fatalf("the PVC of %s/abc: volumeName %q, %v", dashed, pvc.Spec.VolumeName, err)
 	}
 
 	if err := env.Client.Delete(ctx, rt); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "the runtime of "+dashed+"/c is gone", func() bool {
+	eventually(t, 20*time.Second, "the runtime of "+dashed+"/abc is gone", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(rt), &datav1alpha1.JuiceFSRuntime{}))
 	})
 	if !gone(t, types.NamespacedName{Name: second.Name}, &corev1.PersistentVolume{}) {
 		t.Errorf("PV %s of the deleted runtime was left behind", second.Name)
 	}
-	if pv := pvOf(plain, "b-c"); pv.UID != first.UID || !pv.DeletionTimestamp.IsZero() {
-		t.Errorf("PV %s of %s/b-c was touched by the other runtime's deletion: UID %s (was %s), deleting %v", pv.Name, plain, pv.UID, first.UID, pv.DeletionTimestamp)
+	if pv := pvOf(plain, "xyz-abc"); pv.UID != first.UID || !pv.DeletionTimestamp.IsZero() {
+		t.Errorf("PV %s of %s/xyz-abc was touched by the other runtime's deletion: UID %s (was %s), deleting %v", pv.Name, plain, pv.UID, first.UID, pv.DeletionTimestamp)
 	}
 }
 

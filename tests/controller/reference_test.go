@@ -108,7 +108,7 @@ func TestReferenceDatasetSharesTheReferencedCache(t *testing.T) {
 	})
 
 	physPV, refPV, pvc := &corev1.PersistentVolume{}, &corev1.PersistentVolume{}, &corev1.PersistentVolumeClaim{}
-	for key, obj := range map[types.NamespacedName]client.Object{{Name: nsA + "-phy"}: physPV, {Name: nsB + "-refdemo"}: refPV, refKey: pvc} {
+	for key, obj := range map[types.NamespacedName]client.Object{{Name: pvName(nsA, "phy")}: physPV, {Name: pvName(nsB, "refdemo")}: refPV, refKey: pvc} {
 		if err := env.Client.Get(ctx, key, obj); err != nil {
 			t.Fatalf("%T %s: %v", obj, key, err)
 		}
@@ -313,7 +313,7 @@ func TestAReferenceOfAnAlluxioDataset(t *testing.T) {
 	boundReference(ctx, t, nsB, "coco-ref", "dataset://"+nsA+"/coco/val")
 
 	physPV, refPV := &corev1.PersistentVolume{}, &corev1.PersistentVolume{}
-	for name, pv := range map[string]*corev1.PersistentVolume{nsA + "-coco": physPV, nsB + "-coco-ref": refPV} {
+	for name, pv := range map[string]*corev1.PersistentVolume{pvName(nsA, "coco"): physPV, pvName(nsB, "coco-ref"): refPV} {
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: name}, pv); err != nil {
 			t.Fatalf("PV %s: %v", name, err)
 		}
