@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -273,16 +272,11 @@ func (r *Reconciler) readCacheStates(ctx context.Context, s *scope) (ctrl.Result
 	return ctrl.Result{}, true, nil
 }
 
-// deleteOwned deletes obj if it is the volume Sluice created for ds (as
-// read, and by that UID), and leaves anything else of its name alone.
+// deleteOwned deletes obj if it is the volume Sluice created for ds
+// (volume.DeleteOwned, reading through the API server what the cache
+// does not hold).
 func (r *Reconciler) deleteOwned(ctx context.Context, ds *datav1alpha1.Dataset, obj client.Object) error {
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if !volume.Owns(ds, obj) {
-		return nil
-	}
-	return client.IgnoreNotFound(r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
+	return volume.DeleteOwned(ctx, r.Client, r.Live, ds, obj)
 }
 
 // delete cleans the runtime's cache up (cleanCache), uninstalls the

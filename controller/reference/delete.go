@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -109,14 +108,9 @@ func (r *Reconciler) forgetReference(ctx context.Context, ref datav1alpha1.Datas
 	return nil
 }
 
-// deleteOwned deletes obj if it is the volume Sluice created for ds (as
-// read, and by that UID), and leaves anything else of its name alone.
+// deleteOwned deletes obj if it is the volume Sluice created for ds
+// (volume.DeleteOwned, reading through the API server what the cache
+// does not hold).
 func (r *Reconciler) deleteOwned(ctx context.Context, ds *datav1alpha1.Dataset, obj client.Object) error {
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if !volume.Owns(ds, obj) {
-		return nil
-	}
-	return client.IgnoreNotFound(r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
+	return volume.DeleteOwned(ctx, r.Client, r.Live, ds, obj)
 }
