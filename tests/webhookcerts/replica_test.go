@@ -36,19 +36,23 @@ type replicaOptions struct {
 	metrics bool
 	env     map[string]string // the chart's SLUICE_WEBHOOK_* variables
 	args    []string          // further flags
+	// addr and probe, when set, are the addresses to serve on (a replica
+	// restarted in place); otherwise free ones are picked.
+	addr, probe string
 }
 
 // startReplica starts a replica in namespace and stops it (SIGTERM) when
 // the test ends, logging its output if the test failed. It returns once the
 // replica listens on its addresses. The ports are picked before the child
 // binds them, and another process can take one in between: a replica that
-// exits because an address is in use is started again on new ones.
+// exits because an address is in use is started again on new ones, unless
+// its addresses were given (o.addr).
 func startReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		r := launchReplica(t, name, namespace, o)
 		err := r.waitListening(30 * time.Second)
-		if err == nil || attempt == 5 || !strings.Contains(r.out.String(), "address already in use") {
+		if err == nil || attempt == 5 || o.addr != "" || !strings.Contains(r.out.String(), "address already in use") {
 			return r
 		}
 		t.Logf("replica %s: %v; starting it again on other ports", name, err)
@@ -58,7 +62,13 @@ func startReplica(t *testing.T, name, namespace string, o replicaOptions) *repli
 // launchReplica starts one replica process on newly picked addresses.
 func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
-	r := &replica{name: name, addr: testenv.FreeAddr(t), probe: testenv.FreeAddr(t), certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
+	r := &replica{name: name, addr: o.addr, probe: o.probe, certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
+	if r.addr == "" {
+		r.addr = testenv.FreeAddr(t)
+	}
+	if r.probe == "" {
+		r.probe = testenv.FreeAddr(t)
+	}
 	_, port, _ := net.SplitHostPort(r.addr)
 	args := []string{
 		"--host=127.0.0.1", "--port=" + port, "--cert-dir=" + r.certDir,
@@ -125,6 +135,26 @@ func (r *replica) waitListening(timeout time.Duration) error {
 			return fmt.Errorf("replica %s does not listen after %v", r.name, timeout)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// terminate sends the replica SIGTERM, as the kubelet does to the
+// container of a Pod being deleted, and returns when it was sent.
+func (r *replica) terminate(t *testing.T) time.Time {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM to replica %s: %v", r.name, err)
+	}
+	return time.Now()
+}
+
+// waitExited waits until the process has ended.
+func (r *replica) waitExited(timeout time.Duration) error {
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("replica %s still runs %v after SIGTERM", r.name, timeout)
 	}
 }
 
