@@ -3,6 +3,7 @@ package webhookcerts_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -11,23 +12,31 @@ import (
 	"time"
 )
 
-// readyPoll is how often the readyBalancer reads its backends' /readyz.
-const readyPoll = 100 * time.Millisecond
+// How often the readyBalancer reads its backends' /readyz, and after how
+// many unanswered polls in a row a backend is not ready.
+const (
+	readyPoll        = 100 * time.Millisecond
+	failureThreshold = 3
+)
 
 // readyBalancer forwards each TCP connection it accepts to the next of its
 // backends that was ready at the last poll, as a Service does through its
 // EndpointSlice: only ready endpoints get new connections, and a backend
-// that stops being ready is left out up to readyPoll late (a real Service
-// lags the same way, by seconds). A connection already forwarded stays with
-// its backend, as conntrack keeps it. With no backend ready, a connection
-// is closed at once (a Service without endpoints refuses it). TLS passes
-// through.
+// whose /readyz answers anything but 200 is left out up to readyPoll late
+// (a real Service lags the same way, by seconds). A backend whose /readyz
+// does not answer (too slow, or its process gone) is left out after
+// failureThreshold polls in a row, as the kubelet's probe does. A
+// connection already forwarded stays with its backend, as conntrack keeps
+// it. With no backend ready, a connection is closed at once (a Service
+// without endpoints refuses it), and counted. TLS passes through.
 type readyBalancer struct {
 	addr string
 
 	mu       sync.Mutex
 	backends []*backend
 	next     int
+	conns    map[string]int // connections forwarded, by backend name
+	refused  int            // connections closed with no backend ready
 }
 
 // backend is a replica's webhook and probe addresses: a replica restarted
@@ -35,7 +44,7 @@ type readyBalancer struct {
 type backend struct {
 	name, addr, probe string
 	ready             bool
-	conns             int // connections forwarded to it
+	unanswered        int // polls in a row without an answer
 }
 
 // startReadyBalancer starts a balancer with no backends; add them with add.
@@ -47,7 +56,7 @@ func startReadyBalancer(t *testing.T) *readyBalancer {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(func() { stop(); _ = l.Close() })
-	b := &readyBalancer{addr: l.Addr().String()}
+	b := &readyBalancer{addr: l.Addr().String(), conns: map[string]int{}}
 	go b.poll(ctx)
 	go func() {
 		for {
@@ -75,20 +84,17 @@ func (b *readyBalancer) remove(r *replica) {
 	b.backends = slices.DeleteFunc(b.backends, func(be *backend) bool { return be.addr == r.addr })
 }
 
-// connections returns how many connections each backend was given.
+// connections returns how many connections each backend was given,
+// removed ones included.
 func (b *readyBalancer) connections() map[string]int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := map[string]int{}
-	for _, be := range b.backends {
-		out[be.name] += be.conns
-	}
-	return out
+	return maps.Clone(b.conns)
 }
 
 // poll reads every backend's /readyz each readyPoll until ctx ends.
 func (b *readyBalancer) poll(ctx context.Context) {
-	c := &http.Client{Timeout: time.Second}
+	c := &http.Client{Timeout: 2 * time.Second}
 	for ctx.Err() == nil {
 		b.mu.Lock()
 		probes := make([]string, len(b.backends))
@@ -96,17 +102,25 @@ func (b *readyBalancer) poll(ctx context.Context) {
 			probes[i] = be.probe
 		}
 		b.mu.Unlock()
-		ready := map[string]bool{}
+		answers := map[string]bool{} // probe: 200, absent when unanswered
 		for _, p := range probes {
 			resp, err := c.Get("http://" + p + "/readyz")
 			if err == nil {
-				ready[p] = resp.StatusCode == http.StatusOK
+				answers[p] = resp.StatusCode == http.StatusOK
 				resp.Body.Close()
 			}
 		}
 		b.mu.Lock()
 		for _, be := range b.backends {
-			be.ready = ready[be.probe]
+			ok, answered := answers[be.probe]
+			switch {
+			case answered:
+				be.ready, be.unanswered = ok, 0
+			case be.unanswered+1 >= failureThreshold:
+				be.ready = false
+			default:
+				be.unanswered++
+			}
 		}
 		b.mu.Unlock()
 		select {
@@ -114,6 +128,13 @@ func (b *readyBalancer) poll(ctx context.Context) {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// refusals returns how many connections found no backend ready.
+func (b *readyBalancer) refusals() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.refused
 }
 
 // pick returns the next ready backend's address, "" when none is ready.
@@ -124,10 +145,11 @@ func (b *readyBalancer) pick() string {
 		be := b.backends[b.next%len(b.backends)]
 		b.next++
 		if be.ready {
-			be.conns++
+			b.conns[be.name]++
 			return be.addr
 		}
 	}
+	b.refused++
 	return ""
 }
 

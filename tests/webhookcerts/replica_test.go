@@ -29,6 +29,8 @@ type replica struct {
 	cmd     *exec.Cmd
 	out     *testenv.LockedBuffer
 	done    chan struct{} // closed when the process has ended
+	// exitedAt is when the process ended, once done is closed.
+	exitedAt time.Time
 }
 
 // replicaOptions are what differs between the replicas of the tests.
@@ -74,6 +76,10 @@ func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *repl
 		"--host=127.0.0.1", "--port=" + port, "--cert-dir=" + r.certDir,
 		"--health-probe-bind-address=" + r.probe, "--metrics-bind-address=0",
 		"--namespace=" + namespace, "--policy-namespaces=" + namespace, "--native-sidecars=true",
+		// Stopped at once unless a test asks for a delay in o.args (the
+		// last flag wins): no Service sends a test's replica connections
+		// it would have to drain.
+		"--shutdown-delay=0s",
 	}
 	if o.metrics {
 		r.metrics = testenv.FreeAddr(t)
@@ -92,7 +98,7 @@ func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *repl
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	go func() { _ = r.cmd.Wait(); r.exitedAt = time.Now(); close(r.done) }()
 	t.Cleanup(func() {
 		_ = r.cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -45,7 +45,7 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	ns := env.Namespace(t)
 	secret := createEmptySecret(t, ns, "sluice-webhook-cert")
 	cfgs := newConfigurations(ns)
-	o := replicaOptions{env: selfManaged(secret.Name, cfgs), args: []string{"--cert-extra-dns-names=localhost"}}
+	o := replicaOptions{env: selfManaged(secret.Name, cfgs), args: []string{"--cert-extra-dns-names=localhost", "--shutdown-delay=5s"}}
 	lb := startReadyBalancer(t)
 	a, b := startReplica(t, "a", ns, o), startReplica(t, "b", ns, o)
 	lb.add(a)
@@ -70,9 +70,9 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	}
 	a2 := successor(a, "a2")
 	b2 := successor(b, "b2")
-	for _, s := range stopped {
-		s.wait(t)
-		lb.remove(s.r)
+	for i := range stopped {
+		stopped[i].wait(t)
+		lb.remove(stopped[i].r)
 	}
 	// A plain restart of b2 in place: the balancer keeps its backend.
 	restart := stop{r: b2, at: b2.terminate(t)}
@@ -89,8 +89,8 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	for _, s := range stopped {
 		drains = append(drains, fmt.Sprintf("%s %v", s.r.name, s.served.Round(100*time.Millisecond)))
 	}
-	t.Logf("%d Pods admitted in %v (%.0f/s) by %d clients through the rollout; %d failed; connections per backend %v; SIGTERM to exit: %s",
-		admitted, elapsed.Round(time.Second), float64(admitted)/elapsed.Seconds(), loadClients, failures.count(), lb.connections(), strings.Join(drains, ", "))
+	t.Logf("%d Pods admitted in %v (%.0f/s) by %d clients through the rollout; %d failed; connections per backend %v, %d with none ready; SIGTERM to exit: %s",
+		admitted, elapsed.Round(time.Second), float64(admitted)/elapsed.Seconds(), loadClients, failures.count(), lb.connections(), lb.refusals(), strings.Join(drains, ", "))
 	if n := failures.count(); n > 0 {
 		t.Errorf("%d admissions failed, the first: %v", n, failures.first())
 	}
@@ -113,7 +113,7 @@ func (s *stop) wait(t *testing.T) {
 	if err := s.r.waitExited(testenv.Stretch(60 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	s.served = time.Since(s.at)
+	s.served = s.r.exitedAt.Sub(s.at)
 }
 
 // waitReady waits until each replica's /readyz succeeds.
