@@ -2,10 +2,13 @@ package webhookcerts_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -23,9 +26,13 @@ const (
 // backends that was ready at the last poll, as a Service does through its
 // EndpointSlice: only ready endpoints get new connections, and a backend
 // whose /readyz answers anything but 200 is left out up to readyPoll late
-// (a real Service lags the same way, by seconds). A backend whose /readyz
-// does not answer (too slow, or its process gone) is left out after
-// failureThreshold polls in a row, as the kubelet's probe does. A
+// (a real Service lags the same way, by seconds). A backend whose probe
+// port refuses connections (its process gone) is left out after
+// failureThreshold polls in a row, as the kubelet's probe does; a poll
+// that times out changes nothing: on the shared 2-core test machine a
+// replica starved of CPU answers /readyz seconds late (measured: over 6 s
+// while golangci-lint ran), and which replica the kubelet's 1 s timeout
+// would then drop is the test machine's load, not the rollout's. A
 // connection already forwarded stays with its backend, as conntrack keeps
 // it. With no backend ready, a connection is closed at once (a Service
 // without endpoints refuses it), and counted. TLS passes through.
@@ -37,6 +44,8 @@ type readyBalancer struct {
 	next     int
 	conns    map[string]int // connections forwarded, by backend name
 	refused  int            // connections closed with no backend ready
+	changes  []string       // readiness changes, with why
+	start    time.Time
 }
 
 // backend is a replica's webhook and probe addresses: a replica restarted
@@ -44,7 +53,26 @@ type readyBalancer struct {
 type backend struct {
 	name, addr, probe string
 	ready             bool
-	unanswered        int // polls in a row without an answer
+	unanswered        int       // polls in a row without an answer
+	deleted           time.Time // when its Pod was deleted (delete), else zero
+}
+
+// endpointLag is how late the balancer learns that a backend's Pod was
+// deleted (an EndpointSlice marks a terminating endpoint not ready at
+// once; kube-proxy applies it a moment later).
+const endpointLag = time.Second
+
+// delete marks r's Pod deleted: from endpointLag on it gets no new
+// connection, whatever its /readyz says (a starved replica may not answer
+// its probe for seconds).
+func (b *readyBalancer) delete(r *replica) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, be := range b.backends {
+		if be.addr == r.addr {
+			be.deleted = time.Now()
+		}
+	}
 }
 
 // startReadyBalancer starts a balancer with no backends; add them with add.
@@ -56,7 +84,7 @@ func startReadyBalancer(t *testing.T) *readyBalancer {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(func() { stop(); _ = l.Close() })
-	b := &readyBalancer{addr: l.Addr().String(), conns: map[string]int{}}
+	b := &readyBalancer{addr: l.Addr().String(), conns: map[string]int{}, start: time.Now()}
 	go b.poll(ctx)
 	go func() {
 		for {
@@ -98,20 +126,31 @@ func (b *readyBalancer) poll(ctx context.Context) {
 	for ctx.Err() == nil {
 		b.mu.Lock()
 		probes := make([]string, len(b.backends))
+		readyBefore := map[string]bool{}
 		for i, be := range b.backends {
 			probes[i] = be.probe
+			readyBefore[be.probe] = be.ready
 		}
 		b.mu.Unlock()
 		answers := map[string]bool{} // probe: 200, absent when unanswered
+		why := map[string]string{}
 		for _, p := range probes {
 			resp, err := c.Get("http://" + p + "/readyz")
-			if err == nil {
-				answers[p] = resp.StatusCode == http.StatusOK
-				resp.Body.Close()
+			if err != nil {
+				if !errors.Is(err, context.DeadlineExceeded) && !os.IsTimeout(err) {
+					why[p] = err.Error()
+				} else {
+					answers[p], why[p] = readyBefore[p], "timed out"
+				}
+				continue
 			}
+			answers[p] = resp.StatusCode == http.StatusOK
+			why[p] = resp.Status
+			resp.Body.Close()
 		}
 		b.mu.Lock()
 		for _, be := range b.backends {
+			was := be.ready
 			ok, answered := answers[be.probe]
 			switch {
 			case answered:
@@ -121,6 +160,9 @@ func (b *readyBalancer) poll(ctx context.Context) {
 			default:
 				be.unanswered++
 			}
+			if be.ready != was {
+				b.changes = append(b.changes, fmt.Sprintf("%v %s ready=%v (%s)", time.Since(b.start).Round(time.Millisecond), be.name, be.ready, why[be.probe]))
+			}
 		}
 		b.mu.Unlock()
 		select {
@@ -128,6 +170,13 @@ func (b *readyBalancer) poll(ctx context.Context) {
 		case <-time.After(readyPoll):
 		}
 	}
+}
+
+// readinessChanges lists when each backend became ready or not, and why.
+func (b *readyBalancer) readinessChanges() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.changes)
 }
 
 // refusals returns how many connections found no backend ready.
@@ -144,7 +193,7 @@ func (b *readyBalancer) pick() string {
 	for range b.backends {
 		be := b.backends[b.next%len(b.backends)]
 		b.next++
-		if be.ready {
+		if be.ready && (be.deleted.IsZero() || time.Since(be.deleted) < endpointLag) {
 			b.conns[be.name]++
 			return be.addr
 		}

@@ -62,6 +62,7 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	time.Sleep(steady)
 	var stopped []stop
 	successor := func(old *replica, name string) *replica {
+		lb.delete(old) // a Deployment's rollout deletes the old Pod
 		stopped = append(stopped, stop{r: old, at: old.terminate(t)})
 		r := startReplica(t, name, ns, o)
 		lb.add(r)
@@ -92,7 +93,7 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	t.Logf("%d Pods admitted in %v (%.0f/s) by %d clients through the rollout; %d failed; connections per backend %v, %d with none ready; SIGTERM to exit: %s",
 		admitted, elapsed.Round(time.Second), float64(admitted)/elapsed.Seconds(), loadClients, failures.count(), lb.connections(), lb.refusals(), strings.Join(drains, ", "))
 	if n := failures.count(); n > 0 {
-		t.Errorf("%d admissions failed, the first: %v", n, failures.first())
+		t.Errorf("%d admissions failed, the first: %v; readiness changes seen by the balancer: %s", n, failures.first(), strings.Join(lb.readinessChanges(), "; "))
 	}
 	if admitted < 200 {
 		t.Errorf("only %d Pods admitted: not much of a load", admitted)
