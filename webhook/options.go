@@ -57,6 +57,11 @@ type Options struct {
 	// input class (webhook/internal/specialise); false evaluates every input
 	// with the general query.
 	SpecialisePolicies bool
+	// ShutdownDelay is how long the webhook keeps serving, unready, once
+	// told to stop, before it closes its listener and drains the requests
+	// in flight: longer than the Service takes to stop sending it
+	// connections.
+	ShutdownDelay time.Duration
 }
 
 // DefaultGCPercent is the webhook's default GOGC. Admission latency matters
@@ -89,6 +94,7 @@ func NewOptions() *Options {
 		ClaimGracePeriod:   30 * time.Second,
 		GCPercent:          DefaultGCPercent,
 		SpecialisePolicies: true,
+		ShutdownDelay:      5 * time.Second,
 	}
 }
 
@@ -108,6 +114,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.NativeSidecars, "native-sidecars", o.NativeSidecars, "inject FUSE sidecars as native sidecars: auto (by server version), true or false")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CAs whose client certificates the webhook server requires of every caller (give the API server one in its --admission-control-config-file; see docs/install.md); a caller without one fails the TLS handshake; reread when it changes (empty: callers are not authenticated)")
 	fs.StringSliceVar(&o.ClientNames, "client-names", o.ClientNames, "with --client-ca-file, the only client certificate subjects accepted: a common name or DNS name (empty: any certificate the CAs signed)")
+	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "on SIGTERM, how long to keep serving with /readyz failing before the listener closes and the requests in flight drain: longer than the Service takes to stop sending connections to a terminating Pod (give the Pod a terminationGracePeriodSeconds longer than this plus the webhooks' timeoutSeconds)")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
@@ -127,6 +134,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxRequestBytes <= 0 {
 		return fmt.Errorf("--max-request-bytes must be positive")
+	}
+	if o.ShutdownDelay < 0 {
+		return fmt.Errorf("--shutdown-delay must not be negative")
 	}
 	if len(o.PolicyNamespaces) == 0 {
 		return fmt.Errorf("--policy-namespaces needs at least one namespace")

@@ -40,7 +40,9 @@ import (
 )
 
 // New builds the webhook's manager: caches, the policy reloader, the
-// mutating handler, and health checks. Start it with mgr.Start.
+// mutating handler, and health checks. Start it with mgr.Start, which
+// returns o.ShutdownDelay after its context ends (and the requests in
+// flight have been answered): the webhook drains meanwhile, unready.
 func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -98,13 +100,14 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
 	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
-	mgr.GetWebhookServer().Register(mutating.Path, limitBody(wh, o.MaxRequestBytes))
+	drain := &drain{delay: o.ShutdownDelay}
+	mgr.GetWebhookServer().Register(mutating.Path, drain.serving(limitBody(wh, o.MaxRequestBytes)))
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
 		return nil, err
 	}
 	vh := &admission.Webhook{Handler: NewValidatingHandler(engine, mgr.GetCache(), live, o.ClaimGracePeriod), RecoverPanic: ptr.To(true)}
-	mgr.GetWebhookServer().Register(validating.Path, limitBody(vh, o.MaxRequestBytes))
+	mgr.GetWebhookServer().Register(validating.Path, drain.serving(limitBody(vh, o.MaxRequestBytes)))
 
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
@@ -127,7 +130,10 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return mgr, nil
+	if err := mgr.AddReadyzCheck("shutdown", drain.check); err != nil {
+		return nil, err
+	}
+	return &drainingManager{Manager: mgr, drain: drain}, nil
 }
 
 // newEngine returns the policy engine of the webhook's queries, which

@@ -8,4 +8,6 @@
 // cert-manager's own controller and cainjector (tests/certmanager) issue
 // the chart's certificate chain and inject its CA, the replica serves the
 // issued certificate and reports the Certificate's readiness, Ready or not.
+// Rollout: a replica told to stop drains (unready, still serving), and a
+// rolling restart behind a readiness-aware balancer fails no admission.
 package webhookcerts

@@ -29,6 +29,8 @@ type replica struct {
 	cmd     *exec.Cmd
 	out     *testenv.LockedBuffer
 	done    chan struct{} // closed when the process has ended
+	// exitedAt is when the process ended, once done is closed.
+	exitedAt time.Time
 }
 
 // replicaOptions are what differs between the replicas of the tests.
@@ -36,19 +38,23 @@ type replicaOptions struct {
 	metrics bool
 	env     map[string]string // the chart's SLUICE_WEBHOOK_* variables
 	args    []string          // further flags
+	// addr and probe, when set, are the addresses to serve on (a replica
+	// restarted in place); otherwise free ones are picked.
+	addr, probe string
 }
 
 // startReplica starts a replica in namespace and stops it (SIGTERM) when
 // the test ends, logging its output if the test failed. It returns once the
 // replica listens on its addresses. The ports are picked before the child
 // binds them, and another process can take one in between: a replica that
-// exits because an address is in use is started again on new ones.
+// exits because an address is in use is started again on new ones, unless
+// its addresses were given (o.addr).
 func startReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		r := launchReplica(t, name, namespace, o)
 		err := r.waitListening(30 * time.Second)
-		if err == nil || attempt == 5 || !strings.Contains(r.out.String(), "address already in use") {
+		if err == nil || attempt == 5 || o.addr != "" || !strings.Contains(r.out.String(), "address already in use") {
 			return r
 		}
 		t.Logf("replica %s: %v; starting it again on other ports", name, err)
@@ -58,12 +64,22 @@ func startReplica(t *testing.T, name, namespace string, o replicaOptions) *repli
 // launchReplica starts one replica process on newly picked addresses.
 func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *replica {
 	t.Helper()
-	r := &replica{name: name, addr: testenv.FreeAddr(t), probe: testenv.FreeAddr(t), certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
+	r := &replica{name: name, addr: o.addr, probe: o.probe, certDir: t.TempDir(), out: &testenv.LockedBuffer{}, done: make(chan struct{})}
+	if r.addr == "" {
+		r.addr = testenv.FreeAddr(t)
+	}
+	if r.probe == "" {
+		r.probe = testenv.FreeAddr(t)
+	}
 	_, port, _ := net.SplitHostPort(r.addr)
 	args := []string{
 		"--host=127.0.0.1", "--port=" + port, "--cert-dir=" + r.certDir,
 		"--health-probe-bind-address=" + r.probe, "--metrics-bind-address=0",
 		"--namespace=" + namespace, "--policy-namespaces=" + namespace, "--native-sidecars=true",
+		// Stopped at once unless a test asks for a delay in o.args (the
+		// last flag wins): no Service sends a test's replica connections
+		// it would have to drain.
+		"--shutdown-delay=0s",
 	}
 	if o.metrics {
 		r.metrics = testenv.FreeAddr(t)
@@ -82,7 +98,7 @@ func launchReplica(t *testing.T, name, namespace string, o replicaOptions) *repl
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = r.cmd.Wait(); close(r.done) }()
+	go func() { _ = r.cmd.Wait(); r.exitedAt = time.Now(); close(r.done) }()
 	t.Cleanup(func() {
 		_ = r.cmd.Process.Signal(syscall.SIGTERM)
 		select {
@@ -125,6 +141,26 @@ func (r *replica) waitListening(timeout time.Duration) error {
 			return fmt.Errorf("replica %s does not listen after %v", r.name, timeout)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// terminate sends the replica SIGTERM, as the kubelet does to the
+// container of a Pod being deleted, and returns when it was sent.
+func (r *replica) terminate(t *testing.T) time.Time {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM to replica %s: %v", r.name, err)
+	}
+	return time.Now()
+}
+
+// waitExited waits until the process has ended.
+func (r *replica) waitExited(timeout time.Duration) error {
+	select {
+	case <-r.done:
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("replica %s still runs %v after SIGTERM", r.name, timeout)
 	}
 }
 

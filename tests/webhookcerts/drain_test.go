@@ -1,0 +1,119 @@
+package webhookcerts_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook/mutating"
+)
+
+// drainDelay is TestServesWhileDrainingAfterSIGTERM's --shutdown-delay,
+// the chart's default.
+const drainDelay = 5 * time.Second
+
+// TestServesWhileDrainingAfterSIGTERM sends a ready replica SIGTERM and
+// requires that, for its --shutdown-delay, /readyz fails (the probe server
+// still answering: its shutdown check failed) while the webhook still admits: an
+// AdmissionReview posted to it is answered with the mutation and
+// "Connection: close" (before SIGTERM the connection is kept alive), and a
+// Pod created through the API server, whose configuration still points at
+// the replica as a lagging Service would, is stored mutated. Then the
+// replica exits, no sooner than the delay.
+func TestServesWhileDrainingAfterSIGTERM(t *testing.T) {
+	ns := env.Namespace(t)
+	secret := createEmptySecret(t, ns, "sluice-webhook-cert")
+	cfgs := newConfigurations(ns)
+	r := startReplica(t, "a", ns, replicaOptions{env: selfManaged(secret.Name, cfgs),
+		args: []string{"--cert-extra-dns-names=localhost", fmt.Sprintf("--shutdown-delay=%v", drainDelay)}})
+	url := fmt.Sprintf("https://localhost:%d", port(r.addr))
+	cfgs.createMutating(t, configurationOptions{mutatingURL: url, failAll: true})
+	cfgs.createValidating(t, configurationOptions{validatingURL: url, failAll: true})
+	waitReady(t, r)
+	podNS := env.Namespace(t)
+	seedDataset(t, podNS, "imagenet")
+	if closed := review(t, r, labelledPod(podNS, "before", "imagenet")); closed {
+		t.Fatal("before SIGTERM the replica answered with Connection: close")
+	}
+
+	at := r.terminate(t)
+	waitFor(t, time.Second, "/readyz failing", func() error {
+		if err := r.readyz(); err == nil || !strings.Contains(err.Error(), "[-]shutdown failed") {
+			return fmt.Errorf("/readyz says %v, want its shutdown check failed", err)
+		}
+		return nil
+	})
+	if err := r.get("/readyz/shutdown"); err == nil || !strings.Contains(err.Error(), "shutting down") {
+		t.Errorf("/readyz/shutdown says %v", err)
+	}
+	if closed := review(t, r, labelledPod(podNS, "draining", "imagenet")); !closed {
+		t.Error("while draining the replica answered without Connection: close")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := createMutated(ctx, env.Client, labelledPod(podNS, "draining", "imagenet"), "imagenet"); err != nil {
+		t.Errorf("create while draining: %v", err)
+	}
+	if d := time.Since(at); d >= drainDelay {
+		t.Fatalf("the checks while draining took %v, longer than the delay: they proved nothing", d)
+	}
+	if err := r.waitExited(testenv.Stretch(30 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if served := time.Since(at); served < drainDelay {
+		t.Errorf("exited %v after SIGTERM, before --shutdown-delay=%v", served, drainDelay)
+	}
+}
+
+// review posts an AdmissionReview of pod's creation to the replica's
+// mutating webhook, requires a mutation, and says whether the replica
+// asked to close the connection.
+func review(t *testing.T, r *replica, pod *corev1.Pod) (closed bool) {
+	t.Helper()
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID: types.UID("review-" + r.name), Operation: admissionv1.Create, Namespace: pod.Namespace, Name: pod.Name,
+			Kind:     metav1.GroupVersionKind{Version: "v1", Kind: "Pod"},
+			Resource: metav1.GroupVersionResource{Version: "v1", Resource: "pods"},
+			Object:   runtime.RawExtension{Raw: raw},
+		},
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the webhook's answer is what is tested, not its certificate
+	}}
+	resp, err := c.Post("https://"+r.addr+mutating.Path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("posting a review to replica %s: %v", r.name, err)
+	}
+	defer resp.Body.Close()
+	out := admissionv1.AdmissionReview{}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatalf("replica %s answered %s: %v", r.name, resp.Status, err)
+	}
+	if out.Response == nil || !out.Response.Allowed || len(out.Response.Patch) == 0 {
+		t.Fatalf("replica %s did not mutate the Pod: %+v", r.name, out.Response)
+	}
+	return resp.Close
+}
