@@ -19,6 +19,10 @@ const staleAfter = time.Minute
 // controller process that wrote it (Client.Writer).
 const WriterLabel = "data.sluice.io/helm-writer"
 
+// abandonedLabel marks a record recoverStale marked failed: its process
+// died, the spec did not fail, so it is no failed attempt (retry.go).
+const abandonedLabel = "data.sluice.io/helm-abandoned"
+
 // NewWriter returns a new process identity for Client.Writer: random, so
 // that a restarted controller (same Pod name, same host) differs from the
 // one it replaces.
@@ -70,6 +74,10 @@ func (c *Client) recoverStale(rel *release.Release) (bool, error) {
 		rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, written by controller process %s, which is gone", was, rel.Info.LastDeployed.Format(time.RFC3339), w)
 	}
 	rel.Info.LastDeployed = helmtime.Now()
+	if rel.Labels == nil {
+		rel.Labels = map[string]string{}
+	}
+	rel.Labels[abandonedLabel] = "true"
 	if err := c.cfg.Releases.Update(rel); err != nil {
 		return false, fmt.Errorf("marking abandoned release %s (%s) failed: %w", rel.Name, was, err)
 	}

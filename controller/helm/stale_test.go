@@ -165,3 +165,27 @@ func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
 		t.Fatalf("the release after recovery: %+v, labels %v, %v", latest.Info, latest.Labels, err)
 	}
 }
+
+// TestAbandonedInstallIsNoFailedAttempt: an install its dead process left
+// pending, with the very chart and values still desired, is installed
+// again at once: the abandoned record is no failed attempt of the spec, so
+// no retry back-off applies (a SIGKILLed controller's Datasets had waited
+// RetryBase for their release).
+func TestAbandonedInstallIsNoFailedAttempt(t *testing.T) {
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	pending := rel(1, release.StatusPendingInstall, "0.1.0", want.Values)
+	pending.Name, pending.Namespace = "demo", "team-a"
+	pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+	pending.Labels = map[string]string{WriterLabel: NewWriter()}
+	if err := c.Store(pending); err != nil {
+		t.Fatal(err)
+	}
+	if state, act, err := c.Ensure(context.Background(), "demo", want); err != nil || state != Failed || act != ActionReinstall {
+		t.Fatalf("an install of the desired spec abandoned a moment ago: %s/%s %v, want Failed/Reinstall at once", state, act, err)
+	}
+	if latest, err := c.Latest("demo"); err != nil || latest.Info.Status != release.StatusDeployed {
+		t.Fatalf("after reinstalling: %+v %v", latest, err)
+	}
+}
