@@ -189,3 +189,32 @@ func TestAbandonedInstallIsNoFailedAttempt(t *testing.T) {
 		t.Fatalf("after reinstalling: %+v %v", latest, err)
 	}
 }
+
+// TestSettleInstallOfAGoneWriter: an install another process left pending
+// (its workload exists, the caller saw it) is recorded deployed; one of
+// this process is left alone.
+func TestSettleInstallOfAGoneWriter(t *testing.T) {
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	for _, tc := range []struct {
+		name, writer string
+		want         release.Status
+	}{
+		{"gone", NewWriter(), release.StatusDeployed},    // another process: abandoned
+		{"ours", c.Writer, release.StatusPendingInstall}, // this process: in progress
+	} {
+		pending := rel(1, release.StatusPendingInstall, "0.1.0", map[string]any{"replicas": 1})
+		pending.Name, pending.Namespace = tc.name, "team-a"
+		pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+		pending.Labels = map[string]string{WriterLabel: tc.writer}
+		if err := c.Store(pending); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.SettleInstall(tc.name); err != nil {
+			t.Fatal(err)
+		}
+		if latest, err := c.Latest(tc.name); err != nil || latest.Info.Status != tc.want {
+			t.Errorf("%s: %+v %v, want %s", tc.name, latest.Info, err, tc.want)
+		}
+	}
+}
