@@ -13,8 +13,11 @@ import (
 type helmClients struct {
 	discovery *helm.Discovery
 	retryBase time.Duration
-	mu        sync.Mutex
-	by        map[string]*helm.Client
+	// writer is this process's identity on the release records it writes
+	// (helm.Client.Writer).
+	writer string
+	mu     sync.Mutex
+	by     map[string]*helm.Client
 }
 
 func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
@@ -28,7 +31,7 @@ func (h *helmClients) forNamespace(ns string) (*helm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.RetryBase = h.retryBase
+	c.RetryBase, c.Writer = h.retryBase, h.writer
 	if h.by == nil {
 		h.by = map[string]*helm.Client{}
 	}

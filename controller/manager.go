@@ -110,7 +110,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := ops.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the Dataset claim releaser: %w", err)
 	}
-	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg), retryBase: o.ReleaseRetry}
+	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg), retryBase: o.ReleaseRetry, writer: helm.NewWriter()}
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
 	if registry == nil {

@@ -35,6 +35,12 @@ type Client struct {
 	// RetryBase is the first wait before Ensure tries again a chart and
 	// values that failed (retry.go); 0 means DefaultRetryBase.
 	RetryBase time.Duration
+	// Writer identifies this controller process (NewWriter); installs and
+	// upgrades stamp it on their release records (WriterLabel), and a
+	// record another writer left pending is abandoned at once (stale.go).
+	// Empty: records are not stamped, and a pending one is abandoned only
+	// after Timeout.
+	Writer string
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -106,6 +112,7 @@ func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.
 	// check would download and parse the cluster's whole OpenAPI document
 	// on every install, which dominated the cost of binding a Dataset.
 	in.DisableOpenAPIValidation = true
+	in.Labels = c.writerLabels()
 	rel, err := in.RunWithContext(ctx, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("installing release %s: %w", name, err)
@@ -120,6 +127,7 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
 	up.PostRenderer, up.DisableHooks = c.guard(), true
+	up.Labels = c.writerLabels()
 	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("upgrading release %s: %w", name, err)

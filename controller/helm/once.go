@@ -2,8 +2,11 @@ package helm
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"helm.sh/helm/v3/pkg/release"
+	helmtime "helm.sh/helm/v3/pkg/time"
 )
 
 // InstallOnce installs a release that does not exist and leaves one that
@@ -40,4 +43,28 @@ func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State
 	}
 	_, err = c.Install(ctx, name, d)
 	return Failed, ActionReinstall, err
+}
+
+// SettleInstall marks deployed an install that its process abandoned
+// (stale.go) after it had created the release's workload: the caller saw
+// the workload (an operation's Job or CronJob, which Helm creates after
+// the chart's other kinds), so the install had got that far and is not
+// run again over a Job that is already working. It reports whether it
+// changed the record.
+func (c *Client) SettleInstall(name string) (bool, error) {
+	rel, err := c.Latest(name)
+	if err != nil || rel == nil || rel.Info == nil || rel.Info.Status != release.StatusPendingInstall {
+		return false, err
+	}
+	if !stale(rel, c.Timeout, time.Now(), c.Writer) {
+		return false, nil
+	}
+	rel.Info.Status = release.StatusDeployed
+	rel.Info.Description = fmt.Sprintf("pending-install abandoned (pending since %s, written by controller process %q); its workload exists: taken as deployed",
+		rel.Info.LastDeployed.Format(time.RFC3339), rel.Labels[WriterLabel])
+	rel.Info.LastDeployed = helmtime.Now()
+	if err := c.cfg.Releases.Update(rel); err != nil {
+		return false, fmt.Errorf("settling abandoned install of release %s: %w", name, err)
+	}
+	return true, nil
 }

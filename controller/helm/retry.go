@@ -54,7 +54,10 @@ func failedAttempts(history []*release.Release, d Desired, base time.Duration) *
 		if rel.Info != nil && (rel.Info.Status == release.StatusDeployed || rel.Info.Status == release.StatusSuperseded) {
 			deployed = true
 		}
-		if rel.Info == nil || rel.Info.Status != release.StatusFailed || !sameChart(rel.Chart, d.Chart) || !sameValues(rel.Config, d.Values) {
+		// A record abandoned by a dead process (stale.go) is no attempt:
+		// the spec did not fail, the process did.
+		if rel.Info == nil || rel.Info.Status != release.StatusFailed || rel.Labels[abandonedLabel] == "true" ||
+			!sameChart(rel.Chart, d.Chart) || !sameValues(rel.Config, d.Values) {
 			continue
 		}
 		if r == nil {

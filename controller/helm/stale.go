@@ -1,6 +1,8 @@
 package helm
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -13,13 +15,47 @@ import (
 // finished or failed it by then.
 const staleAfter = time.Minute
 
+// WriterLabel is the label of a release record (its Secret) naming the
+// controller process that wrote it (Client.Writer).
+const WriterLabel = "data.sluice.io/helm-writer"
+
+// abandonedLabel marks a record recoverStale marked failed: its process
+// died, the spec did not fail, so it is no failed attempt (retry.go).
+const abandonedLabel = "data.sluice.io/helm-abandoned"
+
+// NewWriter returns a new process identity for Client.Writer: random, so
+// that a restarted controller (same Pod name, same host) differs from the
+// one it replaces.
+func NewWriter() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24)
+	return hex.EncodeToString(b)
+}
+
+// writerLabels are the labels an install or upgrade stamps on its record.
+func (c *Client) writerLabels() map[string]string {
+	if c.Writer == "" {
+		return nil
+	}
+	return map[string]string{WriterLabel: c.Writer}
+}
+
 // stale reports whether rel is pending (an install, upgrade or rollback
-// in progress) since longer than timeout allows: its process died
-// between writing the pending record and the outcome (OOM, SIGKILL, a
-// lost leader election), and nothing else will ever finish it.
-func stale(rel *release.Release, timeout time.Duration, now time.Time) bool {
+// in progress) although its process is gone: it died between writing the
+// pending record and the outcome (OOM, SIGKILL, a lost leader election),
+// and nothing else will ever finish it. That is so when the record names
+// another writer than this process (writer): one controller process
+// reconciles at a time (leader election; the process that loses its lease
+// exits before another can take it), so a record of another process is
+// not in progress. A record of this process, or of none (written by a
+// Sluice that did not stamp its records), is stale once pending for longer
+// than timeout allows.
+func stale(rel *release.Release, timeout time.Duration, now time.Time, writer string) bool {
 	if rel == nil || rel.Info == nil || !rel.Info.Status.IsPending() {
 		return false
+	}
+	if w := rel.Labels[WriterLabel]; w != "" && writer != "" && w != writer {
+		return true
 	}
 	return now.Sub(rel.Info.LastDeployed.Time) > timeout+staleAfter
 }
@@ -28,13 +64,20 @@ func stale(rel *release.Release, timeout time.Duration, now time.Time) bool {
 // the release is rolled back or installed again like any failed one. It
 // reports whether it did.
 func (c *Client) recoverStale(rel *release.Release) (bool, error) {
-	if !stale(rel, c.Timeout, time.Now()) {
+	if !stale(rel, c.Timeout, time.Now(), c.Writer) {
 		return false, nil
 	}
 	was := rel.Info.Status
 	rel.Info.Status = release.StatusFailed
 	rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, longer than the %v an action may take", was, rel.Info.LastDeployed.Format(time.RFC3339), c.Timeout)
+	if w := rel.Labels[WriterLabel]; w != "" && w != c.Writer && c.Writer != "" {
+		rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, written by controller process %s, which is gone", was, rel.Info.LastDeployed.Format(time.RFC3339), w)
+	}
 	rel.Info.LastDeployed = helmtime.Now()
+	if rel.Labels == nil {
+		rel.Labels = map[string]string{}
+	}
+	rel.Labels[abandonedLabel] = "true"
 	if err := c.cfg.Releases.Update(rel); err != nil {
 		return false, fmt.Errorf("marking abandoned release %s (%s) failed: %w", rel.Name, was, err)
 	}

@@ -105,3 +105,116 @@ func TestHistoryIsCapped(t *testing.T) {
 		t.Errorf("%d revisions kept, the latest %d; want at most %d, the latest %d", len(history), history[0].Version, MaxHistory, 2*MaxHistory)
 	}
 }
+
+// TestPendingRecordOfAGoneWriterRecoversAtOnce: a controller killed in the
+// middle of an upgrade leaves its record pending; the controller started
+// after it (another Writer) takes the record as abandoned at once, rolls
+// back and upgrades, instead of waiting out Timeout (tests/chaos kills the
+// controller and expects convergence within a minute). A record of this
+// very process is still waited for.
+func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
+	ctx := context.Background()
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 3}}
+
+	killed := NewMemoryClient("team-a", nil)
+	killed.Writer = NewWriter()
+	if _, err := killed.Install(ctx, "demo", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	latest, err := killed.Latest("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := latest.Labels[WriterLabel]; got != killed.Writer {
+		t.Fatalf("the installed record's %s label = %q, want the writer %q", WriterLabel, got, killed.Writer)
+	}
+	latest.Info.Status = release.StatusSuperseded
+	if err := killed.cfg.Releases.Update(latest); err != nil {
+		t.Fatal(err)
+	}
+	pending := rel(2, release.StatusPendingUpgrade, "0.1.0", map[string]any{"replicas": 2})
+	pending.Name, pending.Namespace = "demo", "team-a"
+	pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+	pending.Labels = map[string]string{WriterLabel: killed.Writer}
+	if err := killed.Store(pending); err != nil {
+		t.Fatal(err)
+	}
+	if state, act, err := killed.Ensure(ctx, "demo", want); err != nil || state != Pending || act != ActionWait {
+		t.Fatalf("its own upgrade, pending for a moment: %s/%s %v, want Pending/Wait", state, act, err)
+	}
+
+	// The next process shares the release storage, not the identity.
+	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter()}
+	if next.Writer == killed.Writer {
+		t.Fatal("NewWriter returned the same identity twice")
+	}
+	if state, act, err := next.Ensure(ctx, "demo", want); err != nil || state != Failed || act != ActionRollback {
+		t.Fatalf("an upgrade the killed process left pending a moment ago: %s/%s %v, want Failed/Rollback at once", state, act, err)
+	}
+	history, err := next.history("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := history[1]; h.Info.Status != release.StatusFailed || !strings.Contains(h.Info.Description, "written by controller process "+killed.Writer) {
+		t.Errorf("the abandoned revision: %s %q", h.Info.Status, h.Info.Description)
+	}
+	if _, act, err := next.Ensure(ctx, "demo", want); err != nil || act != ActionUpgrade {
+		t.Fatalf("after the rollback: %s %v, want an upgrade", act, err)
+	}
+	if latest, err := next.Latest("demo"); err != nil || latest.Info.Status != release.StatusDeployed || latest.Labels[WriterLabel] != next.Writer {
+		t.Fatalf("the release after recovery: %+v, labels %v, %v", latest.Info, latest.Labels, err)
+	}
+}
+
+// TestAbandonedInstallIsNoFailedAttempt: an install its dead process left
+// pending, with the very chart and values still desired, is installed
+// again at once: the abandoned record is no failed attempt of the spec, so
+// no retry back-off applies (a SIGKILLed controller's Datasets had waited
+// RetryBase for their release).
+func TestAbandonedInstallIsNoFailedAttempt(t *testing.T) {
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	pending := rel(1, release.StatusPendingInstall, "0.1.0", want.Values)
+	pending.Name, pending.Namespace = "demo", "team-a"
+	pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+	pending.Labels = map[string]string{WriterLabel: NewWriter()}
+	if err := c.Store(pending); err != nil {
+		t.Fatal(err)
+	}
+	if state, act, err := c.Ensure(context.Background(), "demo", want); err != nil || state != Failed || act != ActionReinstall {
+		t.Fatalf("an install of the desired spec abandoned a moment ago: %s/%s %v, want Failed/Reinstall at once", state, act, err)
+	}
+	if latest, err := c.Latest("demo"); err != nil || latest.Info.Status != release.StatusDeployed {
+		t.Fatalf("after reinstalling: %+v %v", latest, err)
+	}
+}
+
+// TestSettleInstallOfAGoneWriter: an install another process left pending
+// (its workload exists, the caller saw it) is recorded deployed; one of
+// this process is left alone.
+func TestSettleInstallOfAGoneWriter(t *testing.T) {
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	for _, tc := range []struct {
+		name, writer string
+		want         release.Status
+	}{
+		{"gone", NewWriter(), release.StatusDeployed},    // another process: abandoned
+		{"ours", c.Writer, release.StatusPendingInstall}, // this process: in progress
+	} {
+		pending := rel(1, release.StatusPendingInstall, "0.1.0", map[string]any{"replicas": 1})
+		pending.Name, pending.Namespace = tc.name, "team-a"
+		pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+		pending.Labels = map[string]string{WriterLabel: tc.writer}
+		if err := c.Store(pending); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.SettleInstall(tc.name); err != nil {
+			t.Fatal(err)
+		}
+		if latest, err := c.Latest(tc.name); err != nil || latest.Info.Status != tc.want {
+			t.Errorf("%s: %+v %v, want %s", tc.name, latest.Info, err, tc.want)
+		}
+	}
+}

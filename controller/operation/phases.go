@@ -214,12 +214,17 @@ func (r *Reconciler) claimOnce(ctx context.Context, s *scope) (ctrl.Result, bool
 // install the API server refuses as invalid fails the operation; other
 // failures are retried.
 func (r *Reconciler) install(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	if s.started() {
-		return ctrl.Result{}, true, nil
-	}
 	hc, err := r.Helm(s.op.GetNamespace())
 	if err != nil {
 		return ctrl.Result{}, false, err
+	}
+	if s.started() {
+		// A controller killed after Helm created the workload left the
+		// record pending-install: the install is done, record it so.
+		if settled, err := hc.SettleInstall(s.release); err != nil || settled {
+			return ctrl.Result{}, err == nil, err
+		}
+		return ctrl.Result{}, true, nil
 	}
 	chart, err := r.charts.Load(s.rendered.Chart)
 	if err != nil {
