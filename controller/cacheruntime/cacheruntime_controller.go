@@ -24,6 +24,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/internal/backoff"
 	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
@@ -287,7 +288,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 	r.wake = make(chan event.GenericEvent, 1024)
 	b := ctrl.NewControllerManagedBy(mgr).Named(name).
 		For(r.Engine.NewObject(), builder.WithPredicates(served, runtimeChanged)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency), RateLimiter: backoff.RateLimiter()}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(sameName), builder.WithPredicates(datasetChanged)).
 		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(releaseRequests), builder.WithPredicates(statefulSetChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podRequests), builder.WithPredicates(podChanged)).

@@ -11,9 +11,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/internal/backoff"
 )
 
 // Reconciler reconciles Datasets: their initial phase, their finalizer and
@@ -81,6 +83,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return errors.New("dataset reconciler: Client and RuntimeKinds are required")
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named("dataset").
+		WithOptions(controller.Options{RateLimiter: backoff.RateLimiter()}).
 		For(&datav1alpha1.Dataset{}, builder.WithPredicates(needsReconcile)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.deletingDatasetsUsedBy), builder.WithPredicates(podFinished))
 	for _, newObj := range r.RuntimeKinds {

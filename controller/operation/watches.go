@@ -17,6 +17,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/internal/backoff"
 )
 
 // Field indexes on each operation kind, for the watches that map other
@@ -47,7 +48,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	b := ctrl.NewControllerManagedBy(mgr).Named(strings.ToLower(string(r.Kind))).For(op).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency), RateLimiter: backoff.RateLimiter()}).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.byRelease(jobRelease))).
 		Watches(&batchv1.CronJob{}, handler.EnqueueRequestsFromMapFunc(r.byRelease(func(o client.Object) string { return o.GetName() }))).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(r.byTarget))

@@ -17,6 +17,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
+	"github.com/sluice-data/sluice/controller/internal/backoff"
 )
 
 // Reconciler reconciles the ThinRuntimes without spec.profileName: the
@@ -126,7 +127,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	err := ctrl.NewControllerManagedBy(mgr).Named("referencedataset").
 		For(&datav1alpha1.ThinRuntime{}, builder.WithPredicates(served, runtimeChanged)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4, RateLimiter: backoff.RateLimiter()}).
 		Watches(&datav1alpha1.Dataset{}, handler.EnqueueRequestsFromMapFunc(referencesOf), builder.WithPredicates(datasetChanged)).
 		Complete(r)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -67,9 +67,9 @@ func boundJuiceFSDataset(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRun
 // runtime leaves the other's PV alone. (Before, the second reported
 // VolumeConflict on the first one's PV and never bound.)
 func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
-	p := "pv" + rand.String(6)
+	p := "pv" + utilrand.String(6)
 	for strings.Contains(p, "-") {
-		p = "pv" + rand.String(6)
+		p = "pv" + utilrand.String(6)
 	}
 	plain, dashed := namedNamespace(t, p), namedNamespace(t, p+"-xyz")
 	ctx := testenv.Context(t)
