@@ -38,7 +38,7 @@ func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), budget) })
-	waitFor(t, 5*time.Second, "the budget loads", func() bool { return annotation(t, budget) == "ok" })
+	waitFor(t, policyLoad, "the budget loads", func() bool { return annotation(t, budget) == "ok" })
 
 	rt := testobj.JuiceFSRuntime("cache", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "512Mi"))
 	rt.Finalizers = []string{"example.com/hold"} // stands in for the controller's
@@ -110,7 +110,7 @@ func TestForceDeleteReachesADatasetARuleNowDenies(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), rule) })
-	waitFor(t, 5*time.Second, "the rule loads", func() bool { return annotation(t, rule) == "ok" })
+	waitFor(t, policyLoad, "the rule loads", func() bool { return annotation(t, rule) == "ok" })
 	force := func(d *datav1alpha1.Dataset) error {
 		if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(d), d); err != nil {
 			t.Fatal(err)

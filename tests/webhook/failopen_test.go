@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,7 +33,7 @@ func TestEvaluationErrorsFailOpenOnlyForPodsThatDidNotAsk(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
-	waitFor(t, 5*time.Second, "the policy loads", func() bool { return annotation(t, cm) == "ok" })
+	waitFor(t, policyLoad, "the policy loads", func() bool { return annotation(t, cm) == "ok" })
 	c, warned := warnedClient(t)
 
 	web := datasetPod("web-0", nil, "www-data")

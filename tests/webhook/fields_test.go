@@ -108,7 +108,7 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), relax) })
-	waitFor(t, 5*time.Second, "the relaxed rule loads", func() bool { return annotation(t, relax) == "ok" })
+	waitFor(t, policyLoad, "the relaxed rule loads", func() bool { return annotation(t, relax) == "ok" })
 
 	rt := alluxioRuntime("old", ns)
 	rt.Spec.HadoopConfig = hadoopConfig

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,7 +77,7 @@ func TestDefaultGuardsKeepPodsOffTheControlPlaneAndTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), guards) })
-	waitFor(t, 5*time.Second, "the guards load", func() bool { return annotation(t, guards) == "ok" })
+	waitFor(t, policyLoad, "the guards load", func() bool { return annotation(t, guards) == "ok" })
 	for _, tt := range podEscapes(ns) {
 		err := tenant.Create(ctxT(t), tt.obj, client.DryRunAll)
 		if err != nil && strings.Contains(err.Error(), tt.want[len(tt.want)-1]) {

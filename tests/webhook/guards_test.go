@@ -121,7 +121,7 @@ func TestDefaultGuardsStopTenantEscape(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), guards) })
-	waitFor(t, 5*time.Second, "the guards load", func() bool { return annotation(t, guards) == "ok" })
+	waitFor(t, policyLoad, "the guards load", func() bool { return annotation(t, guards) == "ok" })
 
 	for _, tt := range escapes(ns, profile.Name) {
 		if err := tenants[ns].Create(ctxT(t), tt.obj); err != nil {
@@ -172,7 +172,7 @@ func TestCrossNamespaceSidecarImageIsTheConsumers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
-	waitFor(t, 5*time.Second, "the bundle loads", func() bool { return annotation(t, cm) == "ok" })
+	waitFor(t, policyLoad, "the bundle loads", func() bool { return annotation(t, cm) == "ok" })
 	waitForCache()
 
 	pod := datasetPod("app", map[string]string{"serverless.fluid.io/inject": "true"}, "raw")

@@ -71,7 +71,7 @@ func TestJobSidecarsEndThroughTheAPIServer(t *testing.T) {
 			return env.Client.Create(context.Background(), p, client.DryRunAll) == nil && len(p.Spec.InitContainers) == 1
 		})
 	})
-	waitFor(t, 5*time.Second, "the policy data loads", func() bool { return annotation(t, cm) == "ok" })
+	waitFor(t, policyLoad, "the policy data loads", func() bool { return annotation(t, cm) == "ok" })
 
 	job := jobPod(ns, "job")
 	if err := env.Client.Create(ctxT(t), job); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,7 +46,7 @@ deny contains {"rule": "no-secret-dataset", "message": msg} if {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
-	waitFor(t, 10*time.Second, "the platform policy loads", func() bool { return annotation(t, cm) == "ok" })
+	waitFor(t, policyLoad, "the platform policy loads", func() bool { return annotation(t, cm) == "ok" })
 	waitForCache()
 
 	for _, tc := range []struct {

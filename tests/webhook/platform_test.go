@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,7 +48,7 @@ func TestPlatformFromPolicyDataThroughTheAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
-	waitFor(t, 5*time.Second, "the policy data loads", func() bool { return annotation(t, cm) == "ok" })
+	waitFor(t, policyLoad, "the policy data loads", func() bool { return annotation(t, cm) == "ok" })
 
 	pod := newPod("after")
 	if err := c.Create(ctxT(t), pod); err != nil {

@@ -33,6 +33,15 @@ func preferredWeight(t *testing.T, ns, claim string) int32 {
 }
 
 // waitFor polls cond every 50ms until it holds or the timeout passes, and
+// policyLoad bounds the wait for a policy ConfigMap a test creates to be
+// loaded (its status annotation "ok"). The tests of this package create
+// and delete such ConfigMaps concurrently, and every change recompiles
+// the whole bundle, so on a loaded machine a load queues behind others
+// (one waited over 30 s under -race beside other packages' tests). The
+// reload latency is held to its target by TestPolicyConfigMapHotReload
+// and the demo, not by these waits.
+const policyLoad = 15 * time.Second
+
 // returns how long it took.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
