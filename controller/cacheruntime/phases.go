@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -324,14 +323,8 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 	// The PVC and PV go even when the Dataset is gone already (deleted with
 	// its runtime, as `kubectl delete -f` of both does); they are named
 	// after it.
-	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.GetNamespace(), Name: rt.GetName()}}
-	if err := r.deleteOwned(ctx, named, &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: named.Namespace, Name: named.Name}}); err != nil {
+	if err := volume.DeleteDatasetVolumes(ctx, r.Client, r.Live, rt.GetNamespace(), rt.GetName()); err != nil {
 		return ctrl.Result{}, err
-	}
-	for _, name := range volume.Names(named) {
-		if err := r.deleteOwned(ctx, named, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			return ctrl.Result{}, err
-		}
 	}
 	if found != nil {
 		patch := client.MergeFrom(ds.DeepCopy())

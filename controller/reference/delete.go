@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,15 +46,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.deleteCopies(ctx, rt.Namespace, rt.Name, nil); err != nil {
 		return ctrl.Result{}, false, err
 	}
-	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: rt.Namespace, Name: rt.Name}}
-	objs := []client.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: rt.Namespace, Name: rt.Name}}}
-	for _, name := range volume.Names(named) {
-		objs = append(objs, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	}
-	for _, obj := range objs {
-		if err := r.deleteOwned(ctx, named, obj); err != nil {
-			return ctrl.Result{}, false, err
-		}
+	if err := volume.DeleteDatasetVolumes(ctx, r.Client, r.Live, rt.Namespace, rt.Name); err != nil {
+		return ctrl.Result{}, false, err
 	}
 	mounts := rt.Status.Mounts
 	if found {
@@ -106,11 +98,4 @@ func (r *Reconciler) forgetReference(ctx context.Context, ref datav1alpha1.Datas
 		return fmt.Errorf("removing %s from the datasetRef of Dataset %s: %w", name, ref.Key(), err)
 	}
 	return nil
-}
-
-// deleteOwned deletes obj if it is the volume Sluice created for ds
-// (volume.DeleteOwned, reading through the API server what the cache
-// does not hold).
-func (r *Reconciler) deleteOwned(ctx context.Context, ds *datav1alpha1.Dataset, obj client.Object) error {
-	return volume.DeleteOwned(ctx, r.Client, r.Live, ds, obj)
 }

@@ -31,7 +31,7 @@ func (r *Reconciler) renameVolumes(ctx context.Context, s *scope, pvc *corev1.Pe
 	}
 	r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", "Replace",
 		"replacing PVC %s and PV %s by a PV named %s: no Pod uses Dataset %s/%s", pvc.Name, pv.Name, want, s.ds.Namespace, s.ds.Name)
-	return r.replaceVolumes(ctx, s, pvc, pv, fmt.Sprintf("PV %s has the name Sluice gave dataset PVs before; it is replaced by PV %s", pv.Name, want))
+	return r.replaceUnused(ctx, s, pvc, pv, nil, fmt.Sprintf("PV %s has the name Sluice gave dataset PVs before; it is replaced by PV %s", pv.Name, want))
 }
 
 // targetPV is the referenced Dataset's PV, the one Sluice created for it

@@ -199,6 +199,11 @@ func (r *Reconciler) replaceVolumes(ctx context.Context, s *scope, pvc *corev1.P
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
+	return r.replaceUnused(ctx, s, pvc, pv, users, msg)
+}
+
+// replaceUnused is replaceVolumes with the reference dataset's users known.
+func (r *Reconciler) replaceUnused(ctx context.Context, s *scope, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume, users []string, msg string) (ctrl.Result, bool, error) {
 	if len(users) > 0 {
 		msg += " once no Pod uses it: " + fmt.Sprint(users)
 	} else {

@@ -3,7 +3,9 @@ package volume
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -29,4 +31,21 @@ func DeleteOwned(ctx context.Context, c client.Client, live client.Reader, ds *d
 		return nil
 	}
 	return client.IgnoreNotFound(c.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}))
+}
+
+// DeleteDatasetVolumes deletes the PVC and PV (under each of Names) that
+// Sluice created for the Dataset named ns/name (DeleteOwned): they are
+// named after it, so they go even when the Dataset is gone already.
+func DeleteDatasetVolumes(ctx context.Context, c client.Client, live client.Reader, ns, name string) error {
+	named := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	objs := []client.Object{&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}}
+	for _, pv := range Names(named) {
+		objs = append(objs, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pv}})
+	}
+	for _, obj := range objs {
+		if err := DeleteOwned(ctx, c, live, named, obj); err != nil {
+			return err
+		}
+	}
+	return nil
 }
