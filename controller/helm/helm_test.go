@@ -42,7 +42,9 @@ func TestClassifyAndNext(t *testing.T) {
 		{"older chart", rel(1, release.StatusDeployed, "0.1.0", map[string]any{"replicas": 2}), OutOfSync, ActionUpgrade},
 		{"other values", rel(1, release.StatusDeployed, "0.2.0", map[string]any{"replicas": 3}), OutOfSync, ActionUpgrade},
 		{"same values after a JSON round trip", rel(1, release.StatusDeployed, "0.2.0", map[string]any{"replicas": float64(2)}), InSync, ActionNone},
-		{"uninstalled", rel(2, release.StatusUninstalled, "0.2.0", nil), OutOfSync, ActionUpgrade},
+		{"uninstalled", rel(2, release.StatusUninstalled, "0.2.0", nil), OutOfSync, ActionReinstall},
+		{"an uninstall cut short", rel(1, release.StatusUninstalling, "0.2.0", nil), OutOfSync, ActionReinstall},
+		{"superseded", rel(2, release.StatusSuperseded, "0.2.0", nil), OutOfSync, ActionUpgrade},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +55,33 @@ func TestClassifyAndNext(t *testing.T) {
 				t.Fatalf("next = %s, want %s", got, tt.next)
 			}
 		})
+	}
+}
+
+// TestAnUninstallCutShortIsReinstalled: a reinstall (of a release whose
+// first install failed) whose uninstall stopped after marking the record
+// uninstalling, as a reset connection can stop it, leaves no deployed
+// revision; Helm cannot upgrade that, so Ensure finishes the uninstall and
+// installs again instead of failing "has no deployed releases" for ever.
+func TestAnUninstallCutShortIsReinstalled(t *testing.T) {
+	ctx := context.Background()
+	kube := &kubefake.FailingKubeClient{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}}
+	c := NewMemoryClient("team-a", kube)
+	d := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}
+	left := rel(1, release.StatusUninstalling, "0.1.0", map[string]any{"replicas": 1})
+	left.Name, left.Namespace = "demo", "team-a"
+	if err := c.cfg.Releases.Create(left); err != nil {
+		t.Fatal(err)
+	}
+	state, act, err := c.Ensure(ctx, "demo", d)
+	if err != nil || state != OutOfSync || act != ActionReinstall {
+		t.Fatalf("ensure: %s/%s %v, want OutOfSync/Reinstall", state, act, err)
+	}
+	if got, err := c.Latest("demo"); err != nil || got.Info.Status != release.StatusDeployed {
+		t.Fatalf("after the reinstall: %+v %v", got, err)
+	}
+	if state, act, err := c.Ensure(ctx, "demo", d); err != nil || state != InSync || act != ActionNone {
+		t.Fatalf("then: %s/%s %v, want InSync/None", state, act, err)
 	}
 }
 

@@ -76,7 +76,8 @@ func Classify(rel *release.Release, desired Desired) State {
 
 // Next returns the action for a state. A failed release rolls back when an
 // earlier revision deployed (history has more than the failed one), and is
-// reinstalled when it never did.
+// reinstalled when it never did; so is one whose latest revision was being
+// or has been uninstalled.
 func Next(state State, rel *release.Release) Action {
 	switch state {
 	case Absent:
@@ -89,6 +90,13 @@ func Next(state State, rel *release.Release) Action {
 		}
 		return ActionReinstall
 	case OutOfSync:
+		if rel != nil && rel.Info != nil && rel.Info.Status != release.StatusDeployed && rel.Info.Status != release.StatusSuperseded {
+			// Helm upgrades only from a deployed revision or a latest one
+			// that failed or was superseded: a release left uninstalling
+			// (an uninstall cut short, as a reinstall's can be) or
+			// uninstalled would fail "has no deployed releases" for ever.
+			return ActionReinstall
+		}
 		return ActionUpgrade
 	}
 	return ActionNone
