@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 // TestDevDemo runs `sluice dev --demo --exit` in-process: the simulated
@@ -30,6 +32,9 @@ func TestDevDemo(t *testing.T) {
 	o := devOptions{
 		assets: bin, chart: filepath.Join("..", "charts", "sluice"), kubeconfig: filepath.Join(dir, "kubeconfig"),
 		state: stateDir(filepath.Join(dir, "state")), demo: true, exit: true,
+		// The 2 s the demo promises holds on an idle machine; this one
+		// shares its cores with other packages' tests, often under -race.
+		reloadBound: testenv.Stretch(2 * time.Second),
 	}
 	start := time.Now()
 	if err := runDev(ctx, &out, o); err != nil {

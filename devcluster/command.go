@@ -3,6 +3,7 @@ package devcluster
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -14,6 +15,8 @@ type devOptions struct {
 	state      stateDir
 	demo       bool
 	exit       bool
+	// reloadBound overrides the demo's bound on policy reload (tests).
+	reloadBound time.Duration
 }
 
 // NewCommand returns `sluice dev`: a simulated cluster with Sluice

@@ -80,7 +80,7 @@ func runDev(ctx context.Context, out io.Writer, o devOptions) (err error) {
   %s apply -f config/samples/demo.yaml
 `, time.Since(start).Round(100*time.Millisecond), c.config.Host, nodeCount(), webhookURL(port), o.kubeconfig, kubectl, kubectl)
 	if o.demo {
-		if err := demo.Run(ctx, demo.Cluster{Client: c.client, Config: c.config, Namespace: namespace, Check: c.components.Check}, out); err != nil {
+		if err := demo.Run(ctx, demo.Cluster{Client: c.client, Config: c.config, Namespace: namespace, Check: c.components.Check, ReloadBound: o.reloadBound}, out); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}

@@ -19,8 +19,9 @@ const (
 	// newWeight replaces the default 100 of the "dataset cached on the
 	// node" tier.
 	newWeight = 80
-	// reloadBound is how soon the next Pod must show a policy change.
-	reloadBound = 2 * time.Second
+	// DefaultReloadBound is how soon the next Pod must show a policy
+	// change unless Cluster.ReloadBound says otherwise.
+	DefaultReloadBound = 2 * time.Second
 )
 
 // platformWeights is policy data deep-merged over policies/data.yaml: the
@@ -55,7 +56,11 @@ func (s *story) platformPolicy(ctx context.Context) error {
 	s.say("ConfigMap %s/%s: the node tier's weight set to %d (was 100)", s.Namespace, policyConfigMap, newWeight)
 	want := fmt.Sprintf("weight %d: fluid.io/s-%s-%s", newWeight, ns, dataset)
 	var seen []string
-	err := s.waitFor(ctx, reloadBound, fmt.Sprintf("the next Pod to show weight %d", newWeight), func() (bool, string, error) {
+	bound := s.ReloadBound
+	if bound == 0 {
+		bound = DefaultReloadBound
+	}
+	err := s.waitFor(ctx, bound, fmt.Sprintf("the next Pod to show weight %d", newWeight), func() (bool, string, error) {
 		p, err := s.dryRunTrainer(ctx)
 		if err != nil {
 			return false, "", err

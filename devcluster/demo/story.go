@@ -19,6 +19,11 @@ type Cluster struct {
 	Namespace string
 	// Check reports a cluster component that has exited.
 	Check func() error
+	// ReloadBound is how soon the next Pod must show a policy change
+	// (DefaultReloadBound when zero); a test on a loaded machine or under
+	// the race detector stretches it. The webhook's reload latency is
+	// measured by benchmark (webhook BenchmarkPolicyReload), not here.
+	ReloadBound time.Duration
 }
 
 // story is the state the steps share.
