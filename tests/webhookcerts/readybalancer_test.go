@@ -179,6 +179,20 @@ func (b *readyBalancer) readinessChanges() []string {
 	return slices.Clone(b.changes)
 }
 
+// sees reports whether r's backend is ready at the last poll, as an
+// EndpointSlice would list it: what the Deployment's rollout waits for
+// before it stops the next replica, so that the two never disagree.
+func (b *readyBalancer) sees(r *replica) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, be := range b.backends {
+		if be.addr == r.addr && be.ready && be.deleted.IsZero() {
+			return nil
+		}
+	}
+	return fmt.Errorf("the balancer does not list %s as ready", r.name)
+}
+
 // refusals returns how many connections found no backend ready.
 func (b *readyBalancer) refusals() int {
 	b.mu.Lock()

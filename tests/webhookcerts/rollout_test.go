@@ -68,6 +68,7 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 		r := startReplica(t, name, ns, o)
 		lb.add(r)
 		waitReady(t, r)
+		waitSeen(t, lb, r)
 		return r
 	}
 	a2 := successor(a, "a2")
@@ -84,6 +85,7 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	o2.addr, o2.probe = b2.addr, b2.probe
 	b3 := startReplica(t, "b2-restarted", ns, o2)
 	waitReady(t, b3)
+	waitSeen(t, lb, b3)
 	time.Sleep(steady)
 	admitted, failures, elapsed := load.stop()
 
@@ -101,6 +103,16 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	}
 	checkStoredMutated(t, podNS, "imagenet", admitted)
 	waitReady(t, a2, b3)
+}
+
+// waitSeen waits until the balancer lists r as ready: a Deployment goes on
+// with its rollout once the new Pod is Ready, which is also when its
+// endpoint becomes ready; the test's balancer polls on its own, and a
+// rollout that went on before it saw the new replica left, for a moment,
+// no replica it would send connections to.
+func waitSeen(t *testing.T, lb *readyBalancer, r *replica) {
+	t.Helper()
+	waitFor(t, testenv.Stretch(60*time.Second), "the balancer to see replica "+r.name+" ready", func() error { return lb.sees(r) })
 }
 
 // stop is a replica sent SIGTERM at a time.
