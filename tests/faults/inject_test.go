@@ -32,14 +32,17 @@ var faultKinds = []string{tooMany, internal, resetFirst, resetAfter, slowWatch, 
 // before and 1% after the API server served them; of the watches, 30%
 // start up to a second late and half are cut after 0.5–3 s.
 type injector struct {
+	// scale multiplies the shares of failed requests that are not
+	// watches (1: the shares above).
+	scale  float64
 	on     atomic.Bool
 	mu     sync.Mutex
 	rng    *rand.Rand
 	counts sync.Map // kind -> *atomic.Int64
 }
 
-func newInjector(seed uint64) *injector {
-	return &injector{rng: rand.New(rand.NewPCG(seed, seed))}
+func newInjector(seed uint64, scale float64) *injector {
+	return &injector{scale: scale, rng: rand.New(rand.NewPCG(seed, seed))}
 }
 
 func (in *injector) float() float64 {
@@ -73,7 +76,7 @@ func (in *injector) wrap(next http.RoundTripper) http.RoundTripper {
 		if req.URL.Query().Get("watch") == "true" {
 			return in.watch(next, req)
 		}
-		switch p := in.float(); {
+		switch p := in.float() / in.scale; {
 		case p < 0.04:
 			in.count(tooMany)
 			return status(req, http.StatusTooManyRequests, "TooManyRequests", "1"), nil

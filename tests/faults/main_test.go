@@ -4,39 +4,79 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var env *testenv.Env
 
-// faults sits between the controller and the API server.
-var faults = newInjector(1)
+// faults sits between the controller and the API server, webhookFaults
+// between the webhook (its informers, its live reads) and the API server.
+// The webhook makes few requests that are not watches (its informers'
+// lists, a live read when its cache lags), so four times the share of
+// them fails.
+var (
+	faults        = newInjector(1, 1)
+	webhookFaults = newInjector(2, 4)
+)
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
-	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
-		o := controller.NewOptions()
-		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, time.Second
-		o.ReleaseRetry = time.Second
-		cfg := rest.CopyConfig(e.Config)
-		cfg.Wrap(faults.wrap)
-		mgr, err := controller.New(cfg, o)
-		if err != nil {
+	os.Exit(testenv.MainWith(m, &env, testenv.Options{
+		WebhookPaths: []string{filepath.Join(testenv.RepoRoot(), "config", "webhook")},
+	}, func(ctx context.Context, e *testenv.Env) error {
+		if err := startWebhook(ctx, e); err != nil {
 			return err
 		}
-		go func() {
-			if err := mgr.Start(ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "controller stopped:", err)
-			}
-		}()
-		return nil
+		return startController(ctx, e)
 	}))
+}
+
+// startController runs `sluice controller` in-process behind faults.
+func startController(ctx context.Context, e *testenv.Env) error {
+	o := controller.NewOptions()
+	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, time.Second
+	o.ReleaseRetry = time.Second
+	cfg := rest.CopyConfig(e.Config)
+	cfg.Wrap(faults.wrap)
+	mgr, err := controller.New(cfg, o)
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "controller stopped:", err)
+		}
+	}()
+	return nil
+}
+
+// startWebhook runs `sluice webhook` in-process behind webhookFaults,
+// serving config/webhook's mutating and validating configurations, and
+// waits until it is ready (before any fault is on).
+func startWebhook(ctx context.Context, e *testenv.Env) error {
+	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+		return err
+	}
+	wi := e.Webhook()
+	o := webhook.NewOptions()
+	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
+	o.MetricsAddr = "0"
+	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+	cfg := rest.CopyConfig(e.Config)
+	cfg.Wrap(webhookFaults.wrap)
+	return webhook.StartLocal(ctx, cfg, o, testenv.Stretch(60*time.Second))
 }
