@@ -71,14 +71,10 @@ func startController(ctx context.Context, cfg *rest.Config, failed chan<- error)
 	o.CacheRefresh = 5 * time.Second
 	// The chart's image at the dev tag: kwok pulls and runs no image.
 	o.SluiceImage = "ghcr.io/sluice-data/sluice:dev"
-	mgr, err := controller.New(serviceAccount(cfg, "controller"), o)
-	if err != nil {
+	if err := controller.StartLocal(ctx, serviceAccount(cfg, "controller"), o, func(err error) {
+		failed <- fmt.Errorf("the controller stopped: %w", err)
+	}); err != nil {
 		return fmt.Errorf("starting the controller: %w", err)
 	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			failed <- fmt.Errorf("the controller stopped: %w", err)
-		}
-	}()
 	return nil
 }

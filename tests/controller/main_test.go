@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -40,15 +39,9 @@ func TestMain(m *testing.M) {
 		o.SluiceImage = metadataImage
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
-		mgr, err := controller.New(cfg, o)
-		if err != nil {
+		if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 			return err
 		}
-		go func() {
-			if err := mgr.Start(ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "controller stopped:", err)
-			}
-		}()
 		return nil
 	}))
 }

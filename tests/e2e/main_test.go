@@ -59,16 +59,10 @@ func run(m *testing.M) int {
 	}
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
-	mgr, err := controller.New(cfg, o)
-	if err != nil {
+	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "controller stopped:", err)
-		}
-	}()
 	return m.Run()
 }
 

@@ -110,14 +110,8 @@ func startController(ctx context.Context, c *simcluster.Cluster) error {
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
 	o.SluiceImage = sluiceImage
-	mgr, err := controller.New(cfg, o)
-	if err != nil {
+	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		return err
 	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "controller stopped:", err)
-		}
-	}()
 	return nil
 }

@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,15 +50,9 @@ func startController(ctx context.Context, e *testenv.Env) error {
 	o.ReleaseRetry = time.Second
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(faults.wrap)
-	mgr, err := controller.New(cfg, o)
-	if err != nil {
+	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		return err
 	}
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "controller stopped:", err)
-		}
-	}()
 	return nil
 }
 

@@ -2,7 +2,6 @@ package operations_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -45,15 +44,9 @@ func TestMain(m *testing.M) {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod = "0", "0", false, grace
 		o.Engines = registry
-		mgr, err := controller.New(e.Config, o)
-		if err != nil {
+		if err := controller.StartLocal(ctx, e.Config, o, testenv.Stopped("controller")); err != nil {
 			return err
 		}
-		go func() {
-			if err := mgr.Start(ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "controller stopped:", err)
-			}
-		}()
 		return nil
 	}))
 }
