@@ -7,12 +7,8 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var env *testenv.Env
@@ -26,14 +22,5 @@ func TestMain(m *testing.M) {
 // startWebhook runs `sluice webhook` in-process against the test control
 // plane and waits until it is ready.
 func startWebhook(ctx context.Context, e *testenv.Env) error {
-	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
-		return err
-	}
-	wi := e.Webhook()
-	o := webhook.NewOptions()
-	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
-	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
-	o.MetricsAddr = "0"
-	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
-	return webhook.StartLocal(ctx, e.Config, o, 60*time.Second)
+	return inprocess.Webhook(ctx, e, e.Config, 60*time.Second, nil)
 }

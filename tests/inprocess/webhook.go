@@ -1,0 +1,37 @@
+package inprocess
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/certs"
+)
+
+// Webhook runs `sluice webhook` in-process, reaching e's API server through
+// cfg (e.Config, or a copy with a transport wrapper or another identity),
+// serving on the local address and with the certificate envtest set up for
+// the webhook configurations it installed (Options.WebhookPaths), policies
+// read from webhook.DefaultNamespace, which it creates. tune, when not nil,
+// changes the options further. It returns once the webhook is ready, or
+// fails after timeout.
+func Webhook(ctx context.Context, e *testenv.Env, cfg *rest.Config, timeout time.Duration, tune func(*webhook.Options)) error {
+	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+		return err
+	}
+	wi := e.Webhook()
+	o := webhook.NewOptions()
+	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
+	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
+	o.MetricsAddr = "0"
+	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+	if tune != nil {
+		tune(o)
+	}
+	return webhook.StartLocal(ctx, cfg, o, timeout)
+}
