@@ -135,7 +135,7 @@ func TestTheControllerConvergesThroughAPIFaults(t *testing.T) {
 	ns := env.Namespace(t)
 	pods := newAdmissions(ns)
 	for _, in := range []*injector{faults, webhookFaults} {
-		in.on.Store(true)
+		in.start()
 		defer in.on.Store(false)
 	}
 	for r := range 3 {

@@ -30,12 +30,19 @@ var faultKinds = []string{tooMany, internal, resetFirst, resetAfter, slowWatch, 
 // network does: of the requests that are not watches, 4% get 429 with
 // Retry-After (which client-go retries), 1.5% 500, 1% lose the connection
 // before and 1% after the API server served them; of the watches, 30%
-// start up to a second late and half are cut after 0.5–3 s.
+// start up to a second late and half are cut after 0.5–3 s. When it is
+// turned on (start), it fails over as an API server restart or a load
+// balancer's does: every watch open until then is cut after 0.5–3 s, and
+// every watch started in the failover window after it starts late.
 type injector struct {
 	// scale multiplies the shares of failed requests that are not
 	// watches (1: the shares above).
-	scale  float64
-	on     atomic.Bool
+	scale   float64
+	on      atomic.Bool
+	started atomic.Int64 // when start turned it on, in Unix nanoseconds
+
+	openMu sync.Mutex
+	open   []*watchBody // watches started while off, cut by start
 	mu     sync.Mutex
 	rng    *rand.Rand
 	counts sync.Map // kind -> *atomic.Int64
@@ -43,6 +50,45 @@ type injector struct {
 
 func newInjector(seed uint64, scale float64) *injector {
 	return &injector{scale: scale, rng: rand.New(rand.NewPCG(seed, seed))}
+}
+
+// failover is how long after start every new watch starts late.
+const failover = 5 * time.Second
+
+// start turns the injector on, cutting the watches opened while it was
+// off (see injector).
+func (in *injector) start() {
+	in.started.Store(time.Now().UnixNano())
+	in.on.Store(true)
+	in.openMu.Lock()
+	open := in.open
+	in.open = nil
+	in.openMu.Unlock()
+	for _, b := range open {
+		in.cutLater(b)
+	}
+}
+
+// watchBody is a watch's response body that knows whether it was closed.
+type watchBody struct {
+	io.ReadCloser
+	closed atomic.Bool
+}
+
+func (b *watchBody) Close() error {
+	b.closed.Store(true)
+	return b.ReadCloser.Close()
+}
+
+// cutLater closes b after 0.5–3 s, counting a cut watch unless it ended
+// before.
+func (in *injector) cutLater(b *watchBody) {
+	time.AfterFunc(time.Duration((0.5+2.5*in.float())*float64(time.Second)), func() {
+		if !b.closed.Load() {
+			in.count(cutWatch)
+			_ = b.Close()
+		}
+	})
 }
 
 func (in *injector) float() float64 {
@@ -70,10 +116,19 @@ func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { retur
 
 func (in *injector) wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		isWatch := req.URL.Query().Get("watch") == "true"
 		if !in.on.Load() {
-			return next.RoundTrip(req)
+			resp, err := next.RoundTrip(req)
+			if err == nil && isWatch {
+				b := &watchBody{ReadCloser: resp.Body}
+				resp.Body = b
+				in.openMu.Lock()
+				in.open = append(in.open, b)
+				in.openMu.Unlock()
+			}
+			return resp, err
 		}
-		if req.URL.Query().Get("watch") == "true" {
+		if isWatch {
 			return in.watch(next, req)
 		}
 		switch p := in.float() / in.scale; {
@@ -102,7 +157,7 @@ func (in *injector) wrap(next http.RoundTripper) http.RoundTripper {
 // watch delays a watch's start, or cuts its stream after a while, which
 // the reflector answers with a new watch or a relist.
 func (in *injector) watch(next http.RoundTripper, req *http.Request) (*http.Response, error) {
-	if in.float() < 0.3 {
+	if in.float() < 0.3 || time.Since(time.Unix(0, in.started.Load())) < failover {
 		in.count(slowWatch)
 		time.Sleep(time.Duration(in.float() * float64(time.Second)))
 	}
@@ -110,9 +165,9 @@ func (in *injector) watch(next http.RoundTripper, req *http.Request) (*http.Resp
 	if err != nil || in.float() >= 0.5 {
 		return resp, err
 	}
-	in.count(cutWatch)
-	body := resp.Body
-	time.AfterFunc(time.Duration((0.5+2.5*in.float())*float64(time.Second)), func() { _ = body.Close() })
+	b := &watchBody{ReadCloser: resp.Body}
+	resp.Body = b
+	in.cutLater(b)
 	return resp, nil
 }
 

@@ -8,15 +8,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var env *testenv.Env
@@ -60,16 +57,7 @@ func startController(ctx context.Context, e *testenv.Env) error {
 // serving config/webhook's mutating and validating configurations, and
 // waits until it is ready (before any fault is on).
 func startWebhook(ctx context.Context, e *testenv.Env) error {
-	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
-		return err
-	}
-	wi := e.Webhook()
-	o := webhook.NewOptions()
-	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
-	o.Certs.Mode = certs.Files // envtest wrote the certificate and injected its CA
-	o.MetricsAddr = "0"
-	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(webhookFaults.wrap)
-	return webhook.StartLocal(ctx, cfg, o, testenv.Stretch(60*time.Second))
+	return inprocess.Webhook(ctx, e, cfg, testenv.Stretch(60*time.Second), nil)
 }
