@@ -117,6 +117,7 @@ func (w *workload) create(ctx context.Context, name string) error {
 	ds.Spec.Placement = datav1alpha1.ShareMode
 	rt := testobj.JuiceFSRuntime(name, w.m.ns, d.replicas, testobj.Level(datav1alpha1.SSD, "/var/jfsCache", "10Gi"))
 	rt.Spec.Worker.Options = map[string]string{"buffer-size": d.bufferSize}
+	rt.Spec.Worker.PodMetadata.Annotations = promptKubelet()
 	for _, obj := range []client.Object{secret, ds, rt} {
 		if err := w.c.Create(ctx, obj); err != nil {
 			return err
@@ -158,4 +159,23 @@ func (w *workload) delete(ctx context.Context, name string) error {
 		}
 	}
 	return nil
+}
+
+// kwokStages are the steps of a pod's life that kwok plays as a kubelet
+// would (hack/kwok-stages.sh).
+var kwokStages = []string{"pod-create", "pod-init-container-running", "pod-init-container-completed", "pod-ready", "pod-delete"}
+
+// promptKubelet is the annotations that have kwok play each step of a
+// worker's life within 0.5–1.5 s: its defaults are 1–6 s a step and, for
+// a deletion, any time in the 30 s grace period (a process that ignores
+// SIGTERM). A worker restarted by a rolling update would otherwise take up
+// to a minute by itself, and two in turn longer than the convergence
+// bound, which is the controller's.
+func promptKubelet() map[string]string {
+	a := map[string]string{}
+	for _, stage := range kwokStages {
+		a[stage+".stage.kwok.x-k8s.io/delay"] = "500ms"
+		a[stage+".stage.kwok.x-k8s.io/jitter-delay"] = "1s"
+	}
+	return a
 }
