@@ -10,15 +10,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var cluster *simcluster.Cluster
@@ -64,7 +61,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := startWebhook(ctx, c); err != nil {
+	if err := inprocess.Webhook(ctx, c.Env, c.Config, 60*time.Second, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
 		return 1
 	}
@@ -90,21 +87,6 @@ func buildSluice(dir string) (string, error) {
 		return "", fmt.Errorf("building sluice: %v\n%s", err, b)
 	}
 	return out, nil
-}
-
-// startWebhook runs `sluice webhook` in-process, serving the validating and
-// mutating configurations envtest installed, and waits until it is ready.
-func startWebhook(ctx context.Context, c *simcluster.Cluster) error {
-	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
-		return err
-	}
-	wi := c.Webhook()
-	o := webhook.NewOptions()
-	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
-	o.Certs.Mode = certs.Files
-	o.MetricsAddr = "0"
-	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
-	return webhook.StartLocal(ctx, c.Config, o, 60*time.Second)
 }
 
 // impersonatingKubeconfig writes a copy of the administrator's kubeconfig

@@ -8,18 +8,15 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/webhook"
-	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 var cluster *simcluster.Cluster
@@ -67,15 +64,11 @@ func run(m *testing.M) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	if nodes, err = c.AddNodes(ctx, "kwok-node", 4, 110, map[string]string{"topology.kubernetes.io/zone": "zone-a"}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := startWebhook(ctx, c); err != nil {
+	if err := inprocess.Webhook(ctx, c.Env, c.Config, 60*time.Second, nil); err != nil {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
 		return 1
 	}
@@ -84,19 +77,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
-}
-
-// startWebhook runs `sluice webhook` in-process, serving the validating and
-// mutating configurations envtest installed (its certificate, the CA
-// injected), and waits until it is ready.
-func startWebhook(ctx context.Context, c *simcluster.Cluster) error {
-	wi := c.Webhook()
-	o := webhook.NewOptions()
-	o.Host, o.Port, o.CertDir = wi.LocalServingHost, wi.LocalServingPort, wi.LocalServingCertDir
-	o.Certs.Mode = certs.Files
-	o.MetricsAddr = "0"
-	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
-	return webhook.StartLocal(ctx, c.Config, o, 60*time.Second)
 }
 
 // startController runs `sluice controller` in-process with exactly the
