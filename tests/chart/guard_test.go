@@ -80,13 +80,50 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	cm := func(ns, name string, labels map[string]string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}}
 	}
-	// The policies apply once the API server has loaded them.
-	deadline := time.Now().Add(30 * time.Second)
-	for err := controller.Create(ctx, cm("team-a", "probe", nil), client.DryRunAll); err == nil; err = controller.Create(ctx, cm("team-a", "probe", nil), client.DryRunAll) {
-		if time.Now().After(deadline) {
-			t.Fatal("the controller may still write an unlabelled ConfigMap 30 s after the policies were installed")
+	injected := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "injected", Labels: map[string]string{"done.sidecar.fluid.io/inject": "true"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
+	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "plain"}, Spec: injected.Spec}
+	for _, p := range []*corev1.Pod{injected, plain} {
+		if err := admin.Create(ctx, p); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(200 * time.Millisecond)
+	}
+	podPatch := func(p *corev1.Pod, patch string, opts ...client.PatchOption) error {
+		return controller.Patch(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}, client.RawPatch(types.MergePatchType, []byte(patch)), opts...)
+	}
+	for _, name := range []string{"node-a", "node-b"} {
+		if err := admin.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	label := func(c client.Client, node, patch string, opts ...client.PatchOption) error {
+		return c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, client.RawPatch(types.MergePatchType, []byte(patch)), opts...)
+	}
+	// Each policy applies once the API server has loaded it, each in its
+	// own time: wait until a write each one refuses is refused.
+	probes := []struct {
+		what  string
+		write func() error
+	}{
+		{"the controller writes an unlabelled ConfigMap", func() error { return controller.Create(ctx, cm("team-a", "probe", nil), client.DryRunAll) }},
+		{"the controller annotates a Pod it did not inject", func() error {
+			return podPatch(plain, `{"metadata":{"annotations":{"sidecar.sluice.io/apps-done":"true"}}}`, client.DryRunAll)
+		}},
+		{"the controller sets another node label", func() error {
+			return label(controller, "node-b", `{"metadata":{"labels":{"foo":"bar"}}}`, client.DryRunAll)
+		}},
+		{"the CSI plugin labels another node", func() error {
+			return label(csi, "node-b", `{"metadata":{"labels":{"fluid.io/f-team-a-d":"true"}}}`, client.DryRunAll)
+		}},
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, p := range probes {
+		for p.write() == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: still allowed 30 s after the policies were installed", p.what)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 
 	refused := func(what, rule string, err error) {
@@ -165,31 +202,12 @@ func TestGuardConfinesTheControllerAndTheCSIPlugin(t *testing.T) {
 	refused("the controller deletes a ConfigMap it did not create", "may change or delete only objects it manages", controller.Delete(ctx, cm("team-a", "theirs", nil)))
 	allowed("the controller deletes an engine's ConfigMap", controller.Delete(ctx, cm("team-a", "engine", nil)))
 
-	injected := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "injected", Labels: map[string]string{"done.sidecar.fluid.io/inject": "true"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
-	plain := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "plain"}, Spec: injected.Spec}
-	for _, p := range []*corev1.Pod{injected, plain} {
-		if err := admin.Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	podPatch := func(p *corev1.Pod, patch string) error {
-		return controller.Patch(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}, client.RawPatch(types.MergePatchType, []byte(patch)))
-	}
 	allowed("the controller tells an injected Pod's sidecars to stop", podPatch(injected, `{"metadata":{"annotations":{"sidecar.sluice.io/apps-done":"true"}}}`))
 	refused("the controller annotates a Pod it did not inject", "only Pods whose FUSE sidecars it injected", podPatch(plain, `{"metadata":{"annotations":{"sidecar.sluice.io/apps-done":"true"}}}`))
 	refused("the controller relabels a Pod", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"metadata":{"labels":{"app":"x"}}}`))
 	refused("the controller sets another annotation", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"metadata":{"annotations":{"other":"x"}}}`))
 	refused("the controller changes a Pod's image", "only by its sidecar.sluice.io/apps-done annotation", podPatch(injected, `{"spec":{"containers":[{"name":"app","image":"evil"}]}}`))
 
-	for _, name := range []string{"node-a", "node-b"} {
-		if err := admin.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	label := func(c client.Client, node, patch string) error {
-		return c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}}, client.RawPatch(types.MergePatchType, []byte(patch)))
-	}
 	allowed("the controller labels a cache node", label(controller, "node-b", `{"metadata":{"labels":{"fluid.io/s-team-a-d":"true","fluid.io/dataset-num":"1","fluid_exclusive":"team-a_d"}}}`))
 	refused("the controller sets another label", "may change only node labels fluid.io/* and fluid_exclusive, not foo", label(controller, "node-b", `{"metadata":{"labels":{"foo":"bar"}}}`))
 	refused("the controller cordons a node", "labels only", label(controller, "node-b", `{"spec":{"unschedulable":true}}`))

@@ -25,7 +25,7 @@ const (
 	loadDuration = 60 * time.Second
 	clientQPS    = 4 // per client: at most 200 Pods a second in all, on a 2-core machine
 	// lag is how late the lagging replica loads a certificate: less than
-	// --ca-propagation (5 s).
+	// --ca-propagation (10 s).
 	lag = 3 * time.Second
 )
 
@@ -53,12 +53,16 @@ const (
 // unknown authority"; with it, none).
 //
 // The rotation is forced with short lifetimes, through the replicas' own
-// flags (nothing writes the Secret but the replicas): CAs valid for 40 s
+// flags (nothing writes the Secret but the replicas): CAs valid for 60 s
 // and serving certificates for 30 s, renewed 20 s before they expire, with
-// 5 s of propagation. cert-controller renews the serving certificate every
-// ~10 s; the rollover replaces the CA every ~15 s (trust the next CA 30 s
-// before the current one expires, sign with it 5 s later, drop the old one
-// when it expires). The test checks that the Secret went through at least
+// 10 s of propagation. cert-controller renews the serving certificate every
+// ~10 s; the rollover replaces the CA every ~20 s (trust the next CA 40 s
+// before the current one expires, sign with it 10 s later, drop the old one
+// when it expires), so the 60 s of load see every step. The propagation
+// leaves the API server 10 s to load a new caBundle and the lagging replica
+// 7 s more than its lag: with 5 s, a CI run on a loaded 2-core machine
+// failed 27 admissions in a moment ("x509: certificate signed by unknown
+// authority"). The test checks that the Secret went through at least
 // two CAs and three serving certificates while the load ran.
 func TestRotationUnderLoad(t *testing.T) {
 	if testing.Short() {
@@ -68,7 +72,7 @@ func TestRotationUnderLoad(t *testing.T) {
 	secret := createEmptySecret(t, ns, "sluice-webhook-cert")
 	cfgs := newConfigurations(ns)
 	o := replicaOptions{env: selfManaged(secret.Name, cfgs), args: []string{"--cert-extra-dns-names=localhost",
-		"--ca-validity=40s", "--cert-validity=30s", "--cert-renew-before=20s", "--cert-check-interval=1s", "--ca-propagation=5s"}}
+		"--ca-validity=60s", "--cert-validity=30s", "--cert-renew-before=20s", "--cert-check-interval=1s", "--ca-propagation=10s"}}
 	lagging := startReplica(t, "lagging", ns, replicaOptions{env: map[string]string{certs.EnvMode: string(certs.Files)}})
 	projecting, stopProjecting := context.WithCancel(context.Background())
 	t.Cleanup(stopProjecting)
