@@ -39,9 +39,6 @@ func TestMain(m *testing.M) {
 		o.SluiceImage = metadataImage
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
-		if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
-			return err
-		}
-		return nil
+		return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 	}))
 }

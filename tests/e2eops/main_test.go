@@ -90,8 +90,5 @@ func startController(ctx context.Context, c *simcluster.Cluster) error {
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
 	o.SluiceImage = sluiceImage
-	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
-		return err
-	}
-	return nil
+	return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 }

@@ -47,10 +47,7 @@ func startController(ctx context.Context, e *testenv.Env) error {
 	o.ReleaseRetry = time.Second
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(faults.wrap)
-	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
-		return err
-	}
-	return nil
+	return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 }
 
 // startWebhook runs `sluice webhook` in-process behind webhookFaults,

@@ -44,9 +44,6 @@ func TestMain(m *testing.M) {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod = "0", "0", false, grace
 		o.Engines = registry
-		if err := controller.StartLocal(ctx, e.Config, o, testenv.Stopped("controller")); err != nil {
-			return err
-		}
-		return nil
+		return controller.StartLocal(ctx, e.Config, o, testenv.Stopped("controller"))
 	}))
 }
