@@ -327,7 +327,7 @@ func (c *cleanup) conclude(ctx context.Context, v *cachecleanup.Values, failure 
 		if freeNote != "" {
 			msg += "; " + freeNote + ", but the directories are gone"
 		}
-		c.s.obs.cleanup = &verdict{metav1.ConditionTrue, ReasonCacheCleaned, msg}
+		c.s.obs.cleanup = &verdict{Status: metav1.ConditionTrue, Reason: ReasonCacheCleaned, Message: msg}
 		c.s.report = true
 	}
 	return ctrl.Result{RequeueAfter: waitConcluded}, false, nil
@@ -336,6 +336,6 @@ func (c *cleanup) conclude(ctx context.Context, v *cachecleanup.Values, failure 
 // report records the cleanup's state for the status (CacheCleaned False,
 // and Ready).
 func (c *cleanup) report(reason, message string) {
-	c.s.obs.cleanup = &verdict{metav1.ConditionFalse, reason, message}
+	c.s.obs.cleanup = &verdict{Status: metav1.ConditionFalse, Reason: reason, Message: message}
 	c.s.report = true
 }

@@ -1,5 +1,7 @@
 package cacheruntime
 
+import "github.com/sluice-data/sluice/controller/internal/rootcond"
+
 // Runtime condition types. Ready summarises the root conditions, in the
 // order of rootConditions; it is never set on its own.
 const (
@@ -44,7 +46,7 @@ var rootConditions = []string{
 const (
 	// ReasonPending: an earlier root condition is not True yet, so this
 	// one has not been evaluated.
-	ReasonPending = "Pending"
+	ReasonPending = rootcond.ReasonPending
 	// ReasonDatasetFound: the Dataset exists and is free or bound to this
 	// runtime (DatasetAvailable=True).
 	ReasonDatasetFound = "DatasetFound"

@@ -3,7 +3,6 @@ package cacheruntime
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,15 +21,11 @@ func (r *Reconciler) renameVolumes(ctx context.Context, s *scope, pvc *corev1.Pe
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
-	want := volume.Name(s.ds)
-	if len(users) > 0 {
-		r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", "Wait",
-			"PV %s keeps its earlier name while Pods use Dataset %s (%s); it is replaced, with PVC %s, by PV %s once none does",
-			pv.Name, s.obs.dataset, strings.Join(users, ", "), pvc.Name, want)
+	plan := volume.PlanRename(s.ds, pvc, pv, users)
+	r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", plan.Action, "%s", plan.Note)
+	if plan.Wait {
 		return ctrl.Result{}, true, nil
 	}
-	r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", "Replace",
-		"replacing PVC %s and PV %s by a PV named %s: no Pod uses Dataset %s", pvc.Name, pv.Name, want, s.obs.dataset)
 	if err := r.deleteOwned(ctx, s.ds, pvc); err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("deleting PVC %s/%s to rename its PV: %w", pvc.Namespace, pvc.Name, err)
 	}

@@ -1,6 +1,8 @@
 package cacheruntime
 
 import (
+	"github.com/sluice-data/sluice/controller/internal/rootcond"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -173,10 +175,7 @@ func workerPhase(ready, desired int32) datav1alpha1.RuntimePhase {
 }
 
 // verdict is one condition's value.
-type verdict struct {
-	status          metav1.ConditionStatus
-	reason, message string
-}
+type verdict = rootcond.Verdict
 
 // roots are the root conditions o decides, by type; the others were not
 // observed this round.
@@ -185,18 +184,18 @@ func roots(o observations) map[string]verdict {
 	if d := o.datasetFound; d != nil {
 		switch {
 		case !d.exists:
-			v[ConditionDatasetAvailable] = verdict{metav1.ConditionFalse, ReasonDatasetNotFound, "waiting for Dataset " + o.dataset}
+			v[ConditionDatasetAvailable] = verdict{Status: metav1.ConditionFalse, Reason: ReasonDatasetNotFound, Message: "waiting for Dataset " + o.dataset}
 		case d.boundElsewhere != "":
-			v[ConditionDatasetAvailable] = verdict{metav1.ConditionFalse, ReasonDatasetBoundElsewhere, fmt.Sprintf("Dataset %s is bound to %s", o.dataset, d.boundElsewhere)}
+			v[ConditionDatasetAvailable] = verdict{Status: metav1.ConditionFalse, Reason: ReasonDatasetBoundElsewhere, Message: fmt.Sprintf("Dataset %s is bound to %s", o.dataset, d.boundElsewhere)}
 		default:
-			v[ConditionDatasetAvailable] = verdict{metav1.ConditionTrue, ReasonDatasetFound, "Dataset " + o.dataset + " is available"}
+			v[ConditionDatasetAvailable] = verdict{Status: metav1.ConditionTrue, Reason: ReasonDatasetFound, Message: "Dataset " + o.dataset + " is available"}
 		}
 	}
 	if e := o.engine; e != nil {
 		if e.reason != "" {
-			v[ConditionEngineInstalled] = verdict{metav1.ConditionFalse, e.reason, e.message}
+			v[ConditionEngineInstalled] = verdict{Status: metav1.ConditionFalse, Reason: e.reason, Message: e.message}
 		} else {
-			v[ConditionEngineInstalled] = verdict{metav1.ConditionTrue, ReasonReleaseInstalled, "the engine's release is installed"}
+			v[ConditionEngineInstalled] = verdict{Status: metav1.ConditionTrue, Reason: ReasonReleaseInstalled, Message: "the engine's release is installed"}
 		}
 	}
 	if c := o.components; c != nil {
@@ -205,11 +204,11 @@ func roots(o observations) map[string]verdict {
 	}
 	switch {
 	case o.volumeConflict != "":
-		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeConflict, o.volumeConflict}
+		v[ConditionVolumeBound] = verdict{Status: metav1.ConditionFalse, Reason: ReasonVolumeConflict, Message: o.volumeConflict}
 	case o.volumeGoing != "":
-		v[ConditionVolumeBound] = verdict{metav1.ConditionFalse, ReasonVolumeDeleting, o.volumeGoing}
+		v[ConditionVolumeBound] = verdict{Status: metav1.ConditionFalse, Reason: ReasonVolumeDeleting, Message: o.volumeGoing}
 	case o.bound:
-		v[ConditionVolumeBound] = verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
+		v[ConditionVolumeBound] = verdict{Status: metav1.ConditionTrue, Reason: ReasonBound, Message: "Dataset " + o.dataset + " is bound"}
 	}
 	return v
 }
@@ -217,11 +216,11 @@ func roots(o observations) map[string]verdict {
 func componentVerdict(c *counts, none, ready, notReady, what string) verdict {
 	switch {
 	case c == nil:
-		return verdict{metav1.ConditionTrue, none, "the engine runs no " + what}
+		return verdict{Status: metav1.ConditionTrue, Reason: none, Message: "the engine runs no " + what}
 	case c.done:
-		return verdict{metav1.ConditionTrue, ready, "every desired " + strings.TrimSuffix(what, "s") + " is ready"}
+		return verdict{Status: metav1.ConditionTrue, Reason: ready, Message: "every desired " + strings.TrimSuffix(what, "s") + " is ready"}
 	}
-	return verdict{metav1.ConditionFalse, notReady, waitMessages[notReady]}
+	return verdict{Status: metav1.ConditionFalse, Reason: notReady, Message: waitMessages[notReady]}
 }
 
 // conditions are prev with the root conditions o decides, those never
@@ -229,39 +228,23 @@ func componentVerdict(c *counts, none, ready, notReady, what string) verdict {
 // deletion waits, or the cache cleanup's state, CacheCleaned, once it
 // runs).
 func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
-	conds := slices.Clone(prev)
-	set := func(typ string, v verdict) {
-		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: datav1alpha1.ConditionMessage(v.message),
-			ObservedGeneration: o.generation, LastTransitionTime: metav1.NewTime(o.now)})
-	}
+	r := rootcond.Round{Conds: slices.Clone(prev), Generation: o.generation, Now: o.now}
 	decided := roots(o)
-	var ready *verdict
-	for _, typ := range rootConditions {
+	ready := r.Roots(rootConditions, func(typ string) (verdict, bool) {
 		v, ok := decided[typ]
-		if ok {
-			set(typ, v)
-		} else if c := meta.FindStatusCondition(conds, typ); c != nil {
-			v = verdict{c.Status, c.Reason, c.Message}
-		} else {
-			v = verdict{metav1.ConditionUnknown, ReasonPending, "not evaluated yet"}
-			set(typ, v)
-		}
-		if ready == nil && v.status != metav1.ConditionTrue {
-			ready = &verdict{metav1.ConditionFalse, v.reason, v.message}
-		}
-	}
+		return v, ok
+	})
 	switch {
 	case o.inUse != nil:
-		ready = &verdict{metav1.ConditionFalse, ReasonInUse,
-			fmt.Sprintf("deletion waits for Pods using the Dataset to finish: %s", strings.Join(o.inUse, ", "))}
+		ready = &verdict{Status: metav1.ConditionFalse, Reason: ReasonInUse, Message: fmt.Sprintf("deletion waits for Pods using the Dataset to finish: %s", strings.Join(o.inUse, ", "))}
 	case o.cleanup != nil:
-		set(ConditionCacheCleaned, *o.cleanup)
-		ready = &verdict{metav1.ConditionFalse, o.cleanup.reason, o.cleanup.message}
+		r.Set(ConditionCacheCleaned, *o.cleanup)
+		ready = &verdict{Status: metav1.ConditionFalse, Reason: o.cleanup.Reason, Message: o.cleanup.Message}
 	case ready == nil:
-		ready = &verdict{metav1.ConditionTrue, ReasonBound, "Dataset " + o.dataset + " is bound"}
+		ready = &verdict{Status: metav1.ConditionTrue, Reason: ReasonBound, Message: "Dataset " + o.dataset + " is bound"}
 	}
-	set(ConditionReady, *ready)
-	return conds
+	r.Set(ConditionReady, *ready)
+	return r.Conds
 }
 
 // progressEvery bounds how often the status of a runtime that waits for its

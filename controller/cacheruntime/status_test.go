@@ -256,16 +256,16 @@ func TestCleanupConditions(t *testing.T) {
 	bound := runtimeStatus(&datav1alpha1.RuntimeStatus{}, observations{now: now, dataset: "n/d", datasetFound: &datasetFound{exists: true},
 		engine: &engineVerdict{}, components: &componentCounts{}, bound: true})
 	for _, v := range []verdict{
-		{metav1.ConditionFalse, ReasonCleaningCache, "removing the cache directories on node a"},
-		{metav1.ConditionTrue, ReasonCacheCleaned, "removed the cache directories on node a"},
-		{metav1.ConditionFalse, ReasonCleanupFailed, "the cache cleanup gave up, the deletion goes on: node a: Job x failed"},
+		{Status: metav1.ConditionFalse, Reason: ReasonCleaningCache, Message: "removing the cache directories on node a"},
+		{Status: metav1.ConditionTrue, Reason: ReasonCacheCleaned, Message: "removed the cache directories on node a"},
+		{Status: metav1.ConditionFalse, Reason: ReasonCleanupFailed, Message: "the cache cleanup gave up, the deletion goes on: node a: Job x failed"},
 	} {
 		s := runtimeStatus(bound, observations{now: now, dataset: "n/d", cleanup: &v})
 		c, r := meta.FindStatusCondition(s.Conditions, ConditionCacheCleaned), meta.FindStatusCondition(s.Conditions, ConditionReady)
-		if c == nil || c.Status != v.status || c.Reason != v.reason || c.Message != v.message {
+		if c == nil || c.Status != v.Status || c.Reason != v.Reason || c.Message != v.Message {
 			t.Errorf("CacheCleaned = %+v, want %+v", c, v)
 		}
-		if r == nil || r.Status != metav1.ConditionFalse || r.Reason != v.reason || r.Message != v.message {
+		if r == nil || r.Status != metav1.ConditionFalse || r.Reason != v.Reason || r.Message != v.Message {
 			t.Errorf("Ready = %+v, want False with %+v", r, v)
 		}
 		if b := meta.FindStatusCondition(s.Conditions, ConditionVolumeBound); b == nil || b.Reason != ReasonBound {

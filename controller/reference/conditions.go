@@ -1,5 +1,7 @@
 package reference
 
+import "github.com/sluice-data/sluice/controller/internal/rootcond"
+
 // Runtime condition types of a reference dataset's ThinRuntime. Ready
 // summarises the others, in this order (the first that is not True gives
 // Ready its reason), or says InUse while a deletion waits.
@@ -20,7 +22,7 @@ var rootConditions = []string{ConditionDatasetAvailable, ConditionReferenceAvail
 
 // Condition reasons.
 const (
-	ReasonPending               = "Pending"
+	ReasonPending               = rootcond.ReasonPending
 	ReasonDatasetFound          = "DatasetFound"
 	ReasonDatasetNotFound       = "DatasetNotFound"
 	ReasonDatasetBoundElsewhere = "DatasetBoundElsewhere"

@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,16 +21,12 @@ func (r *Reconciler) renameVolumes(ctx context.Context, s *scope, pvc *corev1.Pe
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
-	want := volume.Name(s.ds)
-	if len(users) > 0 {
-		r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", "Wait",
-			"PV %s keeps its earlier name while Pods use Dataset %s/%s (%s); it is replaced, with PVC %s, by PV %s once none does",
-			pv.Name, s.ds.Namespace, s.ds.Name, strings.Join(users, ", "), pvc.Name, want)
+	plan := volume.PlanRename(s.ds, pvc, pv, users)
+	r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", plan.Action, "%s", plan.Note)
+	if plan.Wait {
 		return ctrl.Result{}, true, nil
 	}
-	r.event(s.rt, corev1.EventTypeNormal, "VolumeRename", "Replace",
-		"replacing PVC %s and PV %s by a PV named %s: no Pod uses Dataset %s/%s", pvc.Name, pv.Name, want, s.ds.Namespace, s.ds.Name)
-	return r.replaceUnused(ctx, s, pvc, pv, nil, fmt.Sprintf("PV %s has the name Sluice gave dataset PVs before; it is replaced by PV %s", pv.Name, want))
+	return r.replaceUnused(ctx, s, pvc, pv, nil, fmt.Sprintf("PV %s has the name Sluice gave dataset PVs before; it is replaced by PV %s", pv.Name, volume.Name(s.ds)))
 }
 
 // targetPV is the referenced Dataset's PV, the one Sluice created for it

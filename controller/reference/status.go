@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"github.com/sluice-data/sluice/controller/internal/rootcond"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -13,17 +15,14 @@ import (
 )
 
 // verdict is one condition's value.
-type verdict struct {
-	status          metav1.ConditionStatus
-	reason, message string
-}
+type verdict = rootcond.Verdict
 
 func yes(reason, format string, args ...any) *verdict {
-	return &verdict{metav1.ConditionTrue, reason, fmt.Sprintf(format, args...)}
+	return &verdict{Status: metav1.ConditionTrue, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 func no(reason, format string, args ...any) *verdict {
-	return &verdict{metav1.ConditionFalse, reason, fmt.Sprintf(format, args...)}
+	return &verdict{Status: metav1.ConditionFalse, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // observations are what one reconcile saw: the input of runtimeStatus. A
@@ -73,42 +72,29 @@ func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alph
 // conditions are prev with the root conditions o decides, those never
 // decided Unknown (Pending), and Ready summarising them.
 func conditions(prev []metav1.Condition, o observations) []metav1.Condition {
-	conds := slices.Clone(prev)
-	set := func(typ string, v verdict) {
-		meta.SetStatusCondition(&conds, metav1.Condition{Type: typ, Status: v.status, Reason: v.reason, Message: datav1alpha1.ConditionMessage(v.message),
-			ObservedGeneration: o.generation, LastTransitionTime: metav1.NewTime(o.now)})
-	}
-	var ready *verdict
-	for _, typ := range rootConditions {
-		var v verdict
+	r := rootcond.Round{Conds: slices.Clone(prev), Generation: o.generation, Now: o.now}
+	ready := r.Roots(rootConditions, func(typ string) (verdict, bool) {
 		if d := o.conditions[typ]; d != nil {
-			v = *d
-			set(typ, v)
-		} else if c := meta.FindStatusCondition(conds, typ); c != nil {
-			v = verdict{c.Status, c.Reason, c.Message}
-		} else {
-			v = verdict{metav1.ConditionUnknown, ReasonPending, "not evaluated yet"}
-			set(typ, v)
+			return *d, true
 		}
-		if ready == nil && v.status != metav1.ConditionTrue {
-			ready = &verdict{metav1.ConditionFalse, v.reason, v.message}
-		}
-	}
+		return verdict{}, false
+	})
 	switch {
 	case o.inUse != nil:
 		ready = no(ReasonInUse, "deletion waits for Pods using the reference dataset to finish: %s", strings.Join(o.inUse, ", "))
 	case ready == nil:
-		ready = yes(ReasonBound, "%s", o.conditions[ConditionVolumeBound].messageOr("bound"))
+		ready = yes(ReasonBound, "%s", messageOr(o.conditions[ConditionVolumeBound], "bound"))
 	}
-	set(ConditionReady, *ready)
-	return conds
+	r.Set(ConditionReady, *ready)
+	return r.Conds
 }
 
-func (v *verdict) messageOr(def string) string {
+// messageOr is v's message, or def without a verdict.
+func messageOr(v *verdict, def string) string {
 	if v == nil {
 		return def
 	}
-	return v.message
+	return v.Message
 }
 
 // boundDatasetStatus is the reference dataset's status while the
@@ -136,8 +122,8 @@ func boundDatasetStatus(ds *datav1alpha1.Dataset, rt *datav1alpha1.ThinRuntime, 
 func notBoundDatasetStatus(ds *datav1alpha1.Dataset, v verdict) datav1alpha1.DatasetStatus {
 	s := *ds.Status.DeepCopy()
 	s.Phase, s.CacheStates, s.Mounts = datav1alpha1.NotBoundDatasetPhase, nil, nil
-	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: v.reason,
-		Message: datav1alpha1.ConditionMessage(v.message), ObservedGeneration: ds.Generation})
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{Type: ConditionReady, Status: metav1.ConditionFalse, Reason: v.Reason,
+		Message: datav1alpha1.ConditionMessage(v.Message), ObservedGeneration: ds.Generation})
 	return s
 }
 
