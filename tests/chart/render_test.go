@@ -1,48 +1,37 @@
 package chart_test
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
-	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/releaseutil"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/chartrender"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden renders in testdata/golden")
 
 const (
-	releaseName = "sluice"
+	releaseName = chartrender.ReleaseName
 	namespace   = "sluice-system"
 )
 
 // kubeVersion is the cluster version renders assume (the simulated
 // cluster's).
-var kubeVersion = chartutil.KubeVersion{Version: "v1.37.2", Major: "1", Minor: "37"}
+var kubeVersion = chartrender.KubeVersion
 
-func chartDir() string { return filepath.Join(testenv.RepoRoot(), "charts", "sluice") }
+func chartDir() string { return chartrender.Dir() }
 
 func loadChart(t testing.TB) *chart.Chart {
 	t.Helper()
-	c, err := loader.Load(chartDir())
+	c, err := chartrender.Load()
 	if err != nil {
-		t.Fatalf("loading the chart: %v", err)
+		t.Fatal(err)
 	}
 	return c
 }
@@ -50,17 +39,7 @@ func loadChart(t testing.TB) *chart.Chart {
 // dryRun renders the chart as `helm install --dry-run` would without a
 // cluster: values are checked against values.schema.json first.
 func dryRun(c *chart.Chart, vals map[string]any, ns string) (*release.Release, error) {
-	cfg := &action.Configuration{
-		Releases:     storage.Init(driver.NewMemory()),
-		KubeClient:   &kubefake.PrintingKubeClient{Out: &bytes.Buffer{}},
-		Capabilities: &chartutil.Capabilities{KubeVersion: kubeVersion, APIVersions: chartutil.DefaultVersionSet},
-		Log:          func(string, ...any) {},
-	}
-	in := action.NewInstall(cfg)
-	in.ReleaseName, in.Namespace = releaseName, ns
-	in.DryRun, in.ClientOnly, in.Replace, in.IncludeCRDs = true, true, true, false
-	in.KubeVersion = &kubeVersion
-	return in.RunWithContext(context.Background(), c, vals)
+	return chartrender.DryRun(c, vals, ns)
 }
 
 // render returns the chart's objects for vals, failing the test on error.
@@ -76,26 +55,9 @@ func render(t testing.TB, vals map[string]any) []*unstructured.Unstructured {
 // objects decodes a manifest stream in Helm's install order.
 func objects(t testing.TB, manifest string) []*unstructured.Unstructured {
 	t.Helper()
-	split := releaseutil.SplitManifests(manifest)
-	keys := make([]string, 0, len(split))
-	for k := range split {
-		keys = append(keys, k)
-	}
-	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
-	var out []*unstructured.Unstructured
-	for _, k := range keys {
-		doc := strings.TrimSpace(split[k])
-		if doc == "" {
-			continue
-		}
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-			t.Fatalf("decoding %s: %v\n%s", k, err, doc)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
-		out = append(out, u)
+	out, err := chartrender.Objects(manifest)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

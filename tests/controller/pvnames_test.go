@@ -32,34 +32,6 @@ func namedNamespace(t *testing.T, name string) string {
 	return name
 }
 
-// boundJuiceFSDataset creates Dataset and JuiceFSRuntime name in ns, marks
-// its workers ready and waits until the Dataset is Bound.
-func boundJuiceFSDataset(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRuntime {
-	t.Helper()
-	ctx := testenv.Context(t)
-	if err := env.Client.Create(ctx, testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))); err != nil {
-		t.Fatal(err)
-	}
-	rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
-	if err := env.Client.Create(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
-	sts := &appsv1.StatefulSet{}
-	for start := time.Now(); env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-worker"}, sts) != nil; time.Sleep(200 * time.Millisecond) {
-		if time.Since(start) > 20*time.Second {
-			got := &datav1alpha1.JuiceFSRuntime{}
-			_ = env.Client.Get(ctx, client.ObjectKeyFromObject(rt), got)
-			t.Fatalf("Helm installs the workers of %s/%s: not within 20s; runtime conditions %+v; events:\n%s", ns, name, got.Status.Conditions, runtimeEvents(t, ns, name))
-		}
-	}
-	markReady(t, sts)
-	ds := &datav1alpha1.Dataset{}
-	eventually(t, 20*time.Second, "Dataset "+ns+"/"+name+" is Bound", func() bool {
-		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
-	})
-	return rt
-}
-
 // TestDatasetsFluidsPVNameConfusesBothBind (reliability audit H5): Dataset
 // abc of namespace <p>-xyz and Dataset xyz-abc of namespace <p> would share
 // Fluid's PV name <p>-xyz-abc (JuiceFS volume names have at least three
@@ -73,8 +45,8 @@ func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
 	}
 	plain, dashed := namedNamespace(t, p), namedNamespace(t, p+"-xyz")
 	ctx := testenv.Context(t)
-	boundJuiceFSDataset(t, plain, "xyz-abc")
-	rt := boundJuiceFSDataset(t, dashed, "abc")
+	boundRuntime(t, plain, "xyz-abc")
+	rt := boundRuntime(t, dashed, "abc")
 
 	pvOf := func(ns, name string) *corev1.PersistentVolume {
 		t.Helper()

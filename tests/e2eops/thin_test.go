@@ -3,19 +3,17 @@ package e2eops_test
 import (
 	"context"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/operation"
+	"github.com/sluice-data/sluice/tests/testenv"
 )
 
 // thinDataLoadCompletes: a DataLoad of a Thin Dataset (a ThinRuntime on a
@@ -119,34 +117,7 @@ func newThinScenario(t *testing.T, timeout time.Duration) *scenario {
 	return s
 }
 
-// warnings collects the admission warnings the API server returns.
-type warnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *warnings) HandleWarningHeader(_ int, _ string, msg string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, msg)
-}
-
-func (w *warnings) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.Join(w.msgs, "\n")
-}
-
-// warnedClient is an administrator's client whose requests' warnings are
-// collected.
-func warnedClient(t *testing.T) (client.Client, *warnings) {
-	t.Helper()
-	w := &warnings{}
-	cfg := rest.CopyConfig(cluster.Config)
-	cfg.WarningHandler = w
-	c, err := client.New(cfg, client.Options{Scheme: cluster.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, w
+// warnedClient is an administrator's client whose requests' warnings are collected.
+func warnedClient(t *testing.T) (client.Client, *testenv.Warnings) {
+	return testenv.WarnedClient(t, cluster.Config, cluster.Scheme)
 }
