@@ -41,6 +41,9 @@ type Client struct {
 	// Empty: records are not stamped, and a pending one is abandoned only
 	// after Timeout.
 	Writer string
+	// actions are the releases an action of this Client holds
+	// (inflight.go); shared by the copies knowing makes.
+	actions *inFlight
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -53,7 +56,7 @@ func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log 
 	if kc, ok := cfg.KubeClient.(*kube.Client); ok {
 		cfg.KubeClient = &probedKube{Client: kc, ttl: reachableFor}
 	}
-	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute}, nil
+	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}}, nil
 }
 
 // NewMemoryClient returns a Client that keeps releases in memory and only
@@ -71,6 +74,7 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 		},
 		namespace: namespace,
 		Timeout:   time.Minute,
+		actions:   &inFlight{},
 	}
 }
 
@@ -105,6 +109,10 @@ func (c *Client) history(name string) ([]*release.Release, error) {
 
 // Install installs a release.
 func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	return holding(c, name, func() (*release.Release, error) { return c.install(ctx, name, d) })
+}
+
+func (c *Client) install(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	in := action.NewInstall(c.cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = name, c.namespace, c.Timeout
 	in.PostRenderer, in.DisableHooks = c.guard(), true // guard.go; hooks would bypass the guard
@@ -121,8 +129,28 @@ func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.
 }
 
 // Upgrade upgrades a release to the desired chart and values (the values
-// replace the old ones: no reuse or reset).
+// replace the old ones: no reuse or reset). A latest record of the chart
+// that its process abandoned while pending (stale.go) is marked failed
+// first, so the upgrade takes over from it; one in progress is refused.
+// Like Rollback and Uninstall, it first drops from the stored records what
+// the release could not have created (stored.go).
 func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	return holding(c, name, func() (*release.Release, error) { return c.upgrade(ctx, name, d) })
+}
+
+func (c *Client) upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	latest, err := c.Latest(name)
+	if err != nil {
+		return nil, err
+	}
+	if latest != nil && sameChartName(latest.Chart, d.Chart) {
+		if _, err := c.recoverStale(latest); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.trustStored(name); err != nil { // stored.go
+		return nil, err
+	}
 	up := action.NewUpgrade(c.cfg)
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
@@ -137,6 +165,13 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 
 // Rollback rolls a release back to its previous revision.
 func (c *Client) Rollback(name string) error {
+	return hold(c, name, func() error { return c.rollback(name) })
+}
+
+func (c *Client) rollback(name string) error {
+	if err := c.trustStored(name); err != nil {
+		return err
+	}
 	rb := action.NewRollback(c.cfg)
 	rb.Timeout, rb.MaxHistory, rb.DisableHooks = c.Timeout, MaxHistory, true // hooks never passed the guard
 	if err := rb.Run(name); err != nil {
@@ -147,6 +182,13 @@ func (c *Client) Rollback(name string) error {
 
 // Uninstall removes a release; an absent release is not an error.
 func (c *Client) Uninstall(name string) error {
+	return hold(c, name, func() error { return c.uninstall(name) })
+}
+
+func (c *Client) uninstall(name string) error {
+	if err := c.trustStored(name); err != nil {
+		return err
+	}
 	un := action.NewUninstall(c.cfg)
 	un.Timeout, un.DisableHooks = c.Timeout, true // as in Rollback
 	if _, err := un.Run(name); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
@@ -159,6 +201,10 @@ func (c *Client) Uninstall(name string) error {
 // another chart (someone else's with the same name) is left, and foreign
 // reports that one remains.
 func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
+	return holding(c, name, func() (bool, error) { return c.uninstallChart(name, chart) })
+}
+
+func (c *Client) uninstallChart(name, chart string) (foreign bool, err error) {
 	rel, err := c.Latest(name)
 	if err != nil || rel == nil {
 		return false, err
@@ -166,7 +212,7 @@ func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
 	if rel.Chart != nil && rel.Chart.Metadata != nil && rel.Chart.Metadata.Name != chart {
 		return true, nil
 	}
-	return false, c.Uninstall(name)
+	return false, c.uninstall(name)
 }
 
 // deploys reports whether an action deploys the desired chart and values.
@@ -180,6 +226,15 @@ func deploys(act Action) bool {
 // the desired chart and values failed and when they are tried again: the
 // action was the rollback to the last good revision, or ActionWait.
 func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Action, error) {
+	done, err := c.actions.hold(name)
+	if err != nil {
+		return Pending, ActionWait, err
+	}
+	defer done()
+	return c.ensure(ctx, name, d)
+}
+
+func (c *Client) ensure(ctx context.Context, name string, d Desired) (State, Action, error) {
 	history, err := c.history(name)
 	if err != nil {
 		return "", "", err
@@ -205,16 +260,16 @@ func (c *Client) Ensure(ctx context.Context, name string, d Desired) (State, Act
 	}
 	switch act {
 	case ActionInstall:
-		_, err = c.knowing(name, history).Install(ctx, name, d)
+		_, err = c.knowing(name, history).install(ctx, name, d)
 	case ActionUpgrade:
-		_, err = c.Upgrade(ctx, name, d)
+		_, err = c.upgrade(ctx, name, d)
 	case ActionRollback:
-		if err = c.Rollback(name); err == nil && retry != nil {
+		if err = c.rollback(name); err == nil && retry != nil {
 			err = retry
 		}
 	case ActionReinstall:
-		if err = c.Uninstall(name); err == nil {
-			_, err = c.Install(ctx, name, d)
+		if err = c.uninstall(name); err == nil {
+			_, err = c.install(ctx, name, d)
 		}
 	}
 	return state, act, err

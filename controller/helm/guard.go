@@ -61,32 +61,42 @@ func (c *Client) guard() postrender.PostRenderer {
 // Helm kube client will (Kubernetes' YAML stream reader), so that it sees
 // exactly the objects that would be created.
 func (g guard) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	out := bytes.NewBuffer(bytes.Clone(rendered.Bytes()))
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(rendered.Bytes())))
 	var refused []string
-	for i := 0; ; i++ {
-		doc, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading rendered object %d: %w", i, err)
-		}
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			return nil, fmt.Errorf("rendered object %d does not decode: %w", i, err)
-		}
-		if obj == nil {
-			continue // a document of comments only
-		}
-		if why := g.check(&unstructured.Unstructured{Object: obj}); why != "" {
+	err := EachObject(rendered.String(), func(_ []byte, u *unstructured.Unstructured) {
+		if why := g.check(u); why != "" {
 			refused = append(refused, why)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(refused) > 0 {
 		return nil, fmt.Errorf("refusing the release, which would create objects an engine chart never creates: %s", strings.Join(refused, "; "))
 	}
-	return out, nil
+	return bytes.NewBuffer(bytes.Clone(rendered.Bytes())), nil
+}
+
+// EachObject reads a manifest's documents as Helm's kube client will
+// (Kubernetes' YAML stream reader) and calls fn with each object and its
+// document; documents of comments only are skipped.
+func EachObject(manifest string, fn func(doc []byte, u *unstructured.Unstructured)) error {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(manifest)))
+	for i := 0; ; i++ {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading object %d: %w", i, err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return fmt.Errorf("object %d does not decode: %w", i, err)
+		}
+		if obj != nil {
+			fn(doc, &unstructured.Unstructured{Object: obj})
+		}
+	}
 }
 
 // check says why the object may not be created, or "" when it may.

@@ -17,12 +17,21 @@ import (
 // install in progress is waited for, unless it was abandoned (pending for
 // longer than Timeout allows), which counts as failed. It returns what it found and did.
 func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State, Action, error) {
+	done, err := c.actions.hold(name)
+	if err != nil {
+		return Pending, ActionWait, err
+	}
+	defer done()
+	return c.installOnce(ctx, name, d)
+}
+
+func (c *Client) installOnce(ctx context.Context, name string, d Desired) (State, Action, error) {
 	history, err := c.history(name)
 	if err != nil {
 		return "", "", err
 	}
 	if len(history) == 0 {
-		_, err := c.knowing(name, history).Install(ctx, name, d)
+		_, err := c.knowing(name, history).install(ctx, name, d)
 		return Absent, ActionInstall, err
 	}
 	rel := history[0]
@@ -38,10 +47,10 @@ func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State
 	case rel.Info != nil && rel.Info.Status.IsPending():
 		return Pending, ActionWait, nil
 	}
-	if err := c.Uninstall(name); err != nil {
+	if err := c.uninstall(name); err != nil {
 		return Failed, ActionReinstall, err
 	}
-	_, err = c.Install(ctx, name, d)
+	_, err = c.install(ctx, name, d)
 	return Failed, ActionReinstall, err
 }
 
@@ -52,6 +61,10 @@ func (c *Client) InstallOnce(ctx context.Context, name string, d Desired) (State
 // run again over a Job that is already working. It reports whether it
 // changed the record.
 func (c *Client) SettleInstall(name string) (bool, error) {
+	return holding(c, name, func() (bool, error) { return c.settleInstall(name) })
+}
+
+func (c *Client) settleInstall(name string) (bool, error) {
 	rel, err := c.Latest(name)
 	if err != nil || rel == nil || rel.Info == nil || rel.Info.Status != release.StatusPendingInstall {
 		return false, err

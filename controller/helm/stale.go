@@ -41,20 +41,25 @@ func (c *Client) writerLabels() map[string]string {
 }
 
 // stale reports whether rel is pending (an install, upgrade or rollback
-// in progress) although its process is gone: it died between writing the
-// pending record and the outcome (OOM, SIGKILL, a lost leader election),
-// and nothing else will ever finish it. That is so when the record names
-// another writer than this process (writer): one controller process
-// reconciles at a time (leader election; the process that loses its lease
-// exits before another can take it), so a record of another process is
-// not in progress. A record of this process, or of none (written by a
-// Sluice that did not stamp its records), is stale once pending for longer
-// than timeout allows.
+// in progress) although nothing will finish it. Its callers are actions
+// that hold the release (inflight.go). It is so when
+//   - the record names another writer than this process (writer): that
+//     process died between writing the pending record and the outcome
+//     (OOM, SIGKILL, a lost leader election). One controller process
+//     reconciles at a time (leader election; the process that loses its
+//     lease exits before another can take it), so a record of another
+//     process is not in progress;
+//   - the record names this process: the caller holds the release, so no
+//     action of this process is writing it; Helm left it pending when a
+//     fault hit its final record write, which it only logs;
+//   - otherwise (a record of no writer, written by a Sluice that did not
+//     stamp its records, or a Client with no Writer) once pending for
+//     longer than timeout allows.
 func stale(rel *release.Release, timeout time.Duration, now time.Time, writer string) bool {
 	if rel == nil || rel.Info == nil || !rel.Info.Status.IsPending() {
 		return false
 	}
-	if w := rel.Labels[WriterLabel]; w != "" && writer != "" && w != writer {
+	if w := rel.Labels[WriterLabel]; w != "" && writer != "" {
 		return true
 	}
 	return now.Sub(rel.Info.LastDeployed.Time) > timeout+staleAfter
@@ -70,7 +75,10 @@ func (c *Client) recoverStale(rel *release.Release) (bool, error) {
 	was := rel.Info.Status
 	rel.Info.Status = release.StatusFailed
 	rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, longer than the %v an action may take", was, rel.Info.LastDeployed.Format(time.RFC3339), c.Timeout)
-	if w := rel.Labels[WriterLabel]; w != "" && w != c.Writer && c.Writer != "" {
+	switch w := rel.Labels[WriterLabel]; {
+	case w != "" && w == c.Writer:
+		rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, written by this controller process, which has no action on it (Helm's last record write failed)", was, rel.Info.LastDeployed.Format(time.RFC3339))
+	case w != "" && c.Writer != "":
 		rel.Info.Description = fmt.Sprintf("%s abandoned: pending since %s, written by controller process %s, which is gone", was, rel.Info.LastDeployed.Format(time.RFC3339), w)
 	}
 	rel.Info.LastDeployed = helmtime.Now()

@@ -2,6 +2,7 @@ package helm
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -110,8 +111,7 @@ func TestHistoryIsCapped(t *testing.T) {
 // middle of an upgrade leaves its record pending; the controller started
 // after it (another Writer) takes the record as abandoned at once, rolls
 // back and upgrades, instead of waiting out Timeout (tests/chaos kills the
-// controller and expects convergence within a minute). A record of this
-// very process is still waited for.
+// controller and expects convergence within a minute).
 func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
 	ctx := context.Background()
 	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 3}}
@@ -139,12 +139,9 @@ func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
 	if err := killed.Store(pending); err != nil {
 		t.Fatal(err)
 	}
-	if state, act, err := killed.Ensure(ctx, "demo", want); err != nil || state != Pending || act != ActionWait {
-		t.Fatalf("its own upgrade, pending for a moment: %s/%s %v, want Pending/Wait", state, act, err)
-	}
 
 	// The next process shares the release storage, not the identity.
-	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter()}
+	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter(), actions: &inFlight{}}
 	if next.Writer == killed.Writer {
 		t.Fatal("NewWriter returned the same identity twice")
 	}
@@ -191,17 +188,24 @@ func TestAbandonedInstallIsNoFailedAttempt(t *testing.T) {
 }
 
 // TestSettleInstallOfAGoneWriter: an install another process left pending
-// (its workload exists, the caller saw it) is recorded deployed; one of
-// this process is left alone.
+// (its workload exists, the caller saw it) is recorded deployed, and so is
+// one of this process that no action of it holds; one an action of this
+// process holds is left alone.
 func TestSettleInstallOfAGoneWriter(t *testing.T) {
 	c := NewMemoryClient("team-a", nil)
 	c.Writer = NewWriter()
+	busy, err := c.actions.hold("busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy()
 	for _, tc := range []struct {
 		name, writer string
 		want         release.Status
 	}{
 		{"gone", NewWriter(), release.StatusDeployed},    // another process: abandoned
-		{"ours", c.Writer, release.StatusPendingInstall}, // this process: in progress
+		{"ours", c.Writer, release.StatusDeployed},       // this process, no action on it: abandoned
+		{"busy", c.Writer, release.StatusPendingInstall}, // this process, an action on it: in progress
 	} {
 		pending := rel(1, release.StatusPendingInstall, "0.1.0", map[string]any{"replicas": 1})
 		pending.Name, pending.Namespace = tc.name, "team-a"
@@ -210,7 +214,7 @@ func TestSettleInstallOfAGoneWriter(t *testing.T) {
 		if err := c.Store(pending); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.SettleInstall(tc.name); err != nil {
+		if _, err := c.SettleInstall(tc.name); err != nil && tc.name != "busy" {
 			t.Fatal(err)
 		}
 		if latest, err := c.Latest(tc.name); err != nil || latest.Info.Status != tc.want {
@@ -218,3 +222,130 @@ func TestSettleInstallOfAGoneWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradeTakesOverAnAbandonedPendingRecord: Upgrade (the cache
+// cleanup's step from one stage to the next) over a record another
+// process left pending, as a controller SIGKILLed in the middle of the
+// cleanup's install leaves it, marks it failed and upgrades; tests/chaos
+// once found a deletion wedged behind such a record, every step refused
+// with "another operation is in progress". A record of this very process
+// is waited for while an action of it holds the release.
+func TestUpgradeTakesOverAnAbandonedPendingRecord(t *testing.T) {
+	ctx := context.Background()
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 2}}
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	store := func(writer string) {
+		t.Helper()
+		pending := rel(1, release.StatusPendingInstall, "0.1.0", map[string]any{"replicas": 1})
+		pending.Name, pending.Namespace = "demo", "team-a"
+		pending.Info.LastDeployed = helmtime.Time{Time: time.Now()}
+		pending.Labels = map[string]string{WriterLabel: writer}
+		if err := c.Store(pending); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	store(c.Writer)
+	done, err := c.actions.hold("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy *BusyError
+	if _, err := c.Upgrade(ctx, "demo", want); !errors.As(err, &busy) {
+		t.Fatalf("an upgrade over this process's install in progress: %v, want a *BusyError", err)
+	}
+	done()
+	if _, err := c.cfg.Releases.Delete("demo", 1); err != nil {
+		t.Fatal(err)
+	}
+
+	store(NewWriter())
+	if _, err := c.Upgrade(ctx, "demo", want); err != nil {
+		t.Fatalf("an upgrade over an install its dead process left pending: %v", err)
+	}
+	history, err := c.history("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 2 || history[0].Info.Status != release.StatusDeployed || !strings.Contains(history[1].Info.Description, "pending-install abandoned") {
+		t.Fatalf("after the upgrade: %d revisions, latest %s, the first %q", len(history), history[0].Info.Status, history[1].Info.Description)
+	}
+}
+
+// TestOwnPendingRecordWithNoActionRecoversAtOnce: a fault on Helm's last
+// record write of an upgrade (Helm only logs it) leaves this process's
+// own record pending-upgrade with no action of the process on it; the
+// next Ensure takes it as abandoned at once, instead of waiting the
+// Timeout out (tests/faults once saw a scale not converge for that).
+func TestOwnPendingRecordWithNoActionRecoversAtOnce(t *testing.T) {
+	ctx := context.Background()
+	want := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 2}}
+	c := NewMemoryClient("team-a", nil)
+	c.Writer = NewWriter()
+	pendingFor(t, c, 0)
+	latest, err := c.Latest("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest.Labels = map[string]string{WriterLabel: c.Writer}
+	if err := c.cfg.Releases.Update(latest); err != nil {
+		t.Fatal(err)
+	}
+	if state, act, err := c.Ensure(ctx, "demo", want); err != nil || state != Failed || act != ActionRollback {
+		t.Fatalf("this process's upgrade left pending, no action on it: %s/%s %v, want Failed/Rollback", state, act, err)
+	}
+	history, err := c.history("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := history[1]; h.Version != 2 || h.Info.Status != release.StatusFailed || !strings.Contains(h.Info.Description, "written by this controller process") {
+		t.Errorf("the abandoned revision: %d %s %q", h.Version, h.Info.Status, h.Info.Description)
+	}
+	if state, act, err := c.Ensure(ctx, "demo", want); err != nil || act != ActionUpgrade {
+		t.Fatalf("after the rollback: %s/%s %v, want an upgrade", state, act, err)
+	}
+	if latest, err := c.Latest("demo"); err != nil || latest.Info.Status != release.StatusDeployed || !strings.Contains(latest.Manifest, `replicas: "2"`) {
+		t.Fatalf("the release after recovery: %+v %v", latest.Info, err)
+	}
+}
+
+// TestOneActionAtATimePerRelease: while an action holds a release, every
+// other action of the Client on it is refused with a *BusyError (and
+// leaves its records alone); other releases are not held.
+func TestOneActionAtATimePerRelease(t *testing.T) {
+	ctx := context.Background()
+	d := Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}
+	c := NewMemoryClient("team-a", nil)
+	done, err := c.actions.hold("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy *BusyError
+	for what, err := range map[string]error{
+		"Install":     second(c.Install(ctx, "demo", d)),
+		"Upgrade":     second(c.Upgrade(ctx, "demo", d)),
+		"Rollback":    c.Rollback("demo"),
+		"Uninstall":   c.Uninstall("demo"),
+		"Ensure":      third(c.Ensure(ctx, "demo", d)),
+		"InstallOnce": third(c.InstallOnce(ctx, "demo", d)),
+	} {
+		if !errors.As(err, &busy) || busy.Release != "demo" {
+			t.Errorf("%s while the release is held: %v, want a *BusyError for demo", what, err)
+		}
+	}
+	if latest, err := c.Latest("demo"); err != nil || latest != nil {
+		t.Fatalf("a refused action wrote a record: %+v %v", latest, err)
+	}
+	if _, err := c.Install(ctx, "other", d); err != nil {
+		t.Fatalf("another release while demo is held: %v", err)
+	}
+	done()
+	if _, err := c.Install(ctx, "demo", d); err != nil {
+		t.Fatalf("after the hold ended: %v", err)
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func third[A, B any](_ A, _ B, err error) error { return err }

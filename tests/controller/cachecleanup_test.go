@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/release"
+	helmtime "helm.sh/helm/v3/pkg/time"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
@@ -307,4 +310,77 @@ func TestCacheCleanupThatFailsOrHangsIsGivenUp(t *testing.T) {
 	if n := len(cleanupJobs(t, ns, "logs")); n != 0 {
 		t.Errorf("%d cleanup Jobs left after the deletion", n)
 	}
+}
+
+// TestCacheCleanupTakesOverFromADeadController: a controller SIGKILLed in
+// the middle of a cleanup step leaves the cleanup release's record
+// pending, stamped by its process (written here into Helm's Secret
+// storage, a moment old); the running controller takes the record as
+// abandoned and goes on, and the deletion completes. tests/chaos found a
+// deletion wedged for good behind such a record: every step's upgrade
+// was refused with "another operation is in progress".
+func TestCacheCleanupTakesOverFromADeadController(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
+	if err := env.Client.Create(ctx, testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))); err != nil {
+		t.Fatal(err)
+	}
+	rt := testobj.JuiceFSRuntime("logs", ns, 2, testobj.Level(datav1alpha1.HDD, "/data/jfs", "10Gi"))
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	pods := engineWorkloads(t, ns, "logs", []string{ns + "-n1", ns + "-n2", ns + "-n3"})
+	if err := env.Client.Delete(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	// The cleanup waits for the engine's pods, which stay until the test
+	// deletes them: its release rests at a deployed revision.
+	eventually(t, 20*time.Second, "the cleanup's node Jobs wait for the engine's pods", func() bool {
+		return len(cleanupJobs(t, ns, "logs")) == 3
+	})
+	// Helm creates the Jobs before it writes the revision's final record:
+	// the record is taken once it says deployed.
+	releases := releaseStorage(t, ns)
+	name := cachecleanup.ReleaseName("logs")
+	var rec *release.Release
+	seen := ""
+	eventually(t, 20*time.Second, "the cleanup release rests at a deployed revision", func() bool {
+		last, err := releases.Last(name)
+		now := fmt.Sprint(err)
+		if err == nil {
+			rec, now = last, fmt.Sprintf("revision %d %s", last.Version, last.Info.Status)
+		}
+		if now != seen {
+			t.Logf("the cleanup release: %s", now)
+			seen = now
+		}
+		return err == nil && last.Info.Status == release.StatusDeployed
+	})
+	rec.Info.Status, rec.Info.LastDeployed = release.StatusPendingUpgrade, helmtime.Now()
+	rec.Labels = map[string]string{helm.WriterLabel: "a-process-that-was-killed"}
+	if err := releases.Update(rec); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, p := range pods {
+		if err := env.Client.Delete(ctx, p, client.GracePeriodSeconds(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 20*time.Second, "the cleanup goes on past the abandoned record: its Jobs run", func() bool {
+		jobs := cleanupJobs(t, ns, "logs")
+		for _, j := range jobs {
+			if ptr.Deref(j.Spec.Suspend, true) {
+				return false
+			}
+		}
+		return len(jobs) == 3
+	})
+	for _, j := range cleanupJobs(t, ns, "logs") {
+		finishJob(t, j, "", "")
+	}
+	eventually(t, 20*time.Second, "the runtime is gone, with its cleanup release", func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, key("logs"), rt)) && len(cleanupJobs(t, ns, "logs")) == 0
+	})
 }

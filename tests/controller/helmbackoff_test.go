@@ -5,15 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
@@ -50,11 +47,7 @@ func TestARefusedUpgradeBacksOff(t *testing.T) {
 		t.Errorf("Ready message %q does not give the API server's reason", ready.Message)
 	}
 
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	releases := storage.Init(driver.NewSecrets(cs.CoreV1().Secrets(ns)))
+	releases := releaseStorage(t, ns)
 	revisions := func() int {
 		h, err := releases.History("refused")
 		if err != nil {

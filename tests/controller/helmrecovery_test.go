@@ -14,8 +14,18 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
 )
+
+// releaseStorage is Helm's release storage of namespace ns (its Secrets),
+// as the controller reads and writes it.
+func releaseStorage(t *testing.T, ns string) *storage.Storage {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storage.Init(driver.NewSecrets(cs.CoreV1().Secrets(ns)))
+}
 
 // TestAbandonedUpgradeRecovers: a release record left pending-upgrade by
 // a controller killed in the middle of an upgrade (written here into
@@ -26,25 +36,9 @@ func TestAbandonedUpgradeRecovers(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
-	if err := env.Client.Create(ctx, testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))); err != nil {
-		t.Fatal(err)
-	}
-	rt := testobj.JuiceFSRuntime("logs", ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
-	if err := env.Client.Create(ctx, rt); err != nil {
-		t.Fatal(err)
-	}
-	sts := &appsv1.StatefulSet{}
-	eventually(t, 20*time.Second, "Helm installs the workers", func() bool { return env.Client.Get(ctx, key("logs-worker"), sts) == nil })
-	markReady(t, sts)
-	eventually(t, 20*time.Second, "the runtime is Ready", func() bool {
-		return env.Client.Get(ctx, key("logs"), rt) == nil && rt.Status.WorkerPhase == datav1alpha1.RuntimePhaseReady
-	})
+	rt, sts := boundRuntime(t, ns, "logs"), &appsv1.StatefulSet{}
 
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	releases := storage.Init(driver.NewSecrets(cs.CoreV1().Secrets(ns)))
+	releases := releaseStorage(t, ns)
 	deployed, err := releases.Last("logs")
 	if err != nil || deployed.Info.Status != release.StatusDeployed {
 		t.Fatalf("the runtime's release: %+v %v", deployed, err)

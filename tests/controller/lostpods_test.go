@@ -12,18 +12,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 
-// boundRuntime creates a Dataset and its JuiceFSRuntime and waits until the
-// Dataset is Bound.
+// boundRuntime creates Dataset and JuiceFSRuntime name in ns, marks its
+// workers ready and waits until the Dataset is Bound.
 func boundRuntime(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRuntime {
 	t.Helper()
 	ctx := testenv.Context(t)
-	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
 	if err := env.Client.Create(ctx, testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))); err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +32,18 @@ func boundRuntime(t *testing.T, ns, name string) *datav1alpha1.JuiceFSRuntime {
 		t.Fatal(err)
 	}
 	sts := &appsv1.StatefulSet{}
-	eventually(t, 20*time.Second, "Helm installs the workers", func() bool { return env.Client.Get(ctx, key(name+"-worker"), sts) == nil })
+	within := testenv.Stretch(20 * time.Second)
+	for start := time.Now(); env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-worker"}, sts) != nil; time.Sleep(200 * time.Millisecond) {
+		if time.Since(start) > within {
+			got := &datav1alpha1.JuiceFSRuntime{}
+			_ = env.Client.Get(ctx, client.ObjectKeyFromObject(rt), got)
+			t.Fatalf("Helm installs the workers of %s/%s: not within %v; runtime conditions %+v; events:\n%s", ns, name, within, got.Status.Conditions, runtimeEvents(t, ns, name))
+		}
+	}
 	markReady(t, sts)
 	ds := &datav1alpha1.Dataset{}
-	eventually(t, 20*time.Second, "the Dataset is Bound", func() bool {
-		return env.Client.Get(ctx, key(name), ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
+	eventually(t, 20*time.Second, "Dataset "+ns+"/"+name+" is Bound", func() bool {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds) == nil && ds.Status.Phase == datav1alpha1.BoundDatasetPhase
 	})
 	return rt
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
@@ -225,7 +226,7 @@ func round(t *testing.T, ns, prefix string, pods *admissions) {
 		}
 		sts := &appsv1.StatefulSet{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: names[0] + "-worker"}, sts); err != nil || ptr.Deref(sts.Spec.Replicas, 0) != 2 {
-			v = append(v, fmt.Sprintf("%s-worker replicas %v, %v", names[0], sts.Spec.Replicas, err))
+			v = append(v, fmt.Sprintf("%s-worker replicas %d, %v; %s", names[0], ptr.Deref(sts.Spec.Replicas, -1), err, releaseState(ctx, ns, names[0])))
 		}
 		for _, n := range names[2:] {
 			v = append(v, gone(ns, n)...)
@@ -275,4 +276,23 @@ func conditions(cs []metav1.Condition) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// releaseState says where a runtime's release and its conditions that are
+// not True are, for a failure's message.
+func releaseState(ctx context.Context, ns, name string) string {
+	rt := &datav1alpha1.JuiceFSRuntime{}
+	ready := "runtime unread"
+	if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, rt); err == nil {
+		ready = "runtime conditions not True: " + conditions(rt.Status.Conditions)
+	}
+	secrets := &corev1.SecretList{}
+	if err := env.Client.List(ctx, secrets, client.InNamespace(ns), client.MatchingLabels{"owner": "helm", "name": name}); err != nil {
+		return ready + "; release records unread: " + err.Error()
+	}
+	var revs []string
+	for _, s := range secrets.Items {
+		revs = append(revs, fmt.Sprintf("v%s %s (writer %s)", s.Labels["version"], s.Labels["status"], s.Labels[helm.WriterLabel]))
+	}
+	return ready + "; release records " + strings.Join(revs, ", ")
 }

@@ -1,0 +1,70 @@
+package helm
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestStoredRecordsNameOnlyTheReleasesObjects: a release record edited in
+// its namespace to name a ConfigMap of another namespace and a cluster
+// role binding loses them before Helm upgrades, rolls back or uninstalls
+// from it (stored.go); the release's own object stays.
+func TestStoredRecordsNameOnlyTheReleasesObjects(t *testing.T) {
+	ctx := context.Background()
+	forged := "\n---\n# Source: demo/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: victim\n  namespace: team-c\n" +
+		"---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: takeover\n"
+	for _, action := range []string{"upgrade", "rollback", "uninstall"} {
+		t.Run(action, func(t *testing.T) {
+			c := NewMemoryClient("team-b", nil)
+			if _, err := c.Install(ctx, "logs", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 1}}); err != nil {
+				t.Fatal(err)
+			}
+			if action == "rollback" {
+				if _, err := c.Upgrade(ctx, "logs", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 2}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			history, err := c.history("logs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rel := range history {
+				rel.Manifest += forged
+				if err := c.cfg.Releases.Update(rel); err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch action {
+			case "upgrade":
+				_, err = c.Upgrade(ctx, "logs", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 3}})
+			case "rollback":
+				err = c.Rollback("logs")
+			case "uninstall":
+				// Uninstall purges the records: sanitise them as it does
+				// and look before they go.
+				err = c.trustStored("logs")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			history, err = c.history("logs")
+			if err != nil || len(history) == 0 {
+				t.Fatalf("history: %d revisions, %v", len(history), err)
+			}
+			for _, rel := range history {
+				if strings.Contains(rel.Manifest, "victim") || strings.Contains(rel.Manifest, "takeover") {
+					t.Errorf("revision %d still names the forged objects:\n%s", rel.Version, rel.Manifest)
+				}
+				if !strings.Contains(rel.Manifest, "kind: ConfigMap\nmetadata:\n  name: logs") {
+					t.Errorf("revision %d lost the release's own ConfigMap:\n%s", rel.Version, rel.Manifest)
+				}
+			}
+			if action == "uninstall" {
+				if err := c.Uninstall("logs"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
