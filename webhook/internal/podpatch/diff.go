@@ -32,7 +32,9 @@ type mutableField struct {
 // mutators change. The operations are those of Reference (see structDiff),
 // except that a field semantically equal on both sides (a quantity in
 // another format) is left alone, so only real changes appear (fields
-// unknown to this build are never removed).
+// unknown to this build are never removed), and that containers inserted
+// into a container list are insertions (insert.go), so that those fields
+// stay on their own container.
 func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
 	var ops []jsonpatch.JsonPatchOperation
 	a, b := mutableFields(from), mutableFields(to)

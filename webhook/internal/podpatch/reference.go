@@ -9,9 +9,9 @@ import (
 
 // Reference returns the JSON patch that turns from into to the simple way:
 // both whole Pods marshalled and compared by jsonpatch.CreatePatch. It is
-// the oracle Diff is tested against, and what fixture tests compare the
-// webhook's patch with to prove no mutator changed a field outside the
-// mutable part.
+// the oracle Diff is tested against (which differs from it only where
+// Diff leaves semantically equal fields alone and where it inserts
+// containers, insert.go).
 func Reference(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
 	return reference(from, to)
 }

@@ -171,8 +171,12 @@ func numberText(v reflect.Value) string {
 }
 
 // array follows jsonpatch: remove the elements a has beyond b's length
-// (last first), add those b has beyond a's, then compare index by index.
+// (last first), add those b has beyond a's, then compare index by index;
+// except for containers inserted into a container list (insert.go).
 func (d *differ) array(a, b reflect.Value) error {
+	if containerInsertions(a, b) {
+		return d.insertions(a, b) // insert.go
+	}
 	n := min(a.Len(), b.Len())
 	for i := a.Len() - 1; i >= n; i-- {
 		d.ops = append(d.ops, jsonpatch.NewOperation("remove", d.pathTo(strconv.Itoa(i)), nil))
