@@ -43,6 +43,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require k8s.io/streaming v0.37.2 // indirect
+
 require (
 	cel.dev/expr v0.25.3 // indirect
 	dario.cat/mergo v1.0.1 // indirect
