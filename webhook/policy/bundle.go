@@ -1,14 +1,11 @@
 package policy
 
 import (
-	"fmt"
 	"io/fs"
 	"maps"
 	"path"
 	"slices"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/sluice-data/sluice/policies"
 )
@@ -66,15 +63,15 @@ func (b *Bundle) AddFS(fsys fs.FS, source string) error {
 // (.yaml, .yml, .json) deep-merged over the data already in the bundle.
 // Other files are ignored.
 func (b *Bundle) AddFile(name, content, source string) error {
-	switch ext := path.Ext(name); {
+	switch {
 	case strings.HasSuffix(name, "_test.rego"):
 		b.Tests[name] = content
-	case ext == ".rego":
+	case path.Ext(name) == ".rego":
 		b.Modules[name] = content
-	case ext == ".yaml" || ext == ".yml" || ext == ".json":
-		var data map[string]any
-		if err := yaml.Unmarshal([]byte(content), &data); err != nil {
-			return fmt.Errorf("policy data %s (%s): %w", name, source, err)
+	case policies.IsDataFile(name):
+		data, err := policies.ParseData(name, content, source)
+		if err != nil {
+			return err
 		}
 		b.Data = MergeData(b.Data, data)
 	default:
@@ -100,20 +97,5 @@ func (b *Bundle) Merge(o *Bundle) *Bundle {
 // ModuleIDs returns the IDs of the bundle's modules, sorted.
 func (b *Bundle) ModuleIDs() []string { return slices.Sorted(maps.Keys(b.Modules)) }
 
-// MergeData deep-merges over onto base and returns the result; maps merge
-// key by key, anything else in over replaces base's value. Neither input is
-// modified.
-func MergeData(base, over map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(over))
-	maps.Copy(out, base)
-	for k, v := range over {
-		if bm, ok := out[k].(map[string]any); ok {
-			if om, ok := v.(map[string]any); ok {
-				out[k] = MergeData(bm, om)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
-}
+// MergeData deep-merges over onto base (policies.MergeData).
+func MergeData(base, over map[string]any) map[string]any { return policies.MergeData(base, over) }

@@ -2,19 +2,19 @@ package policy
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sluice-data/sluice/policies"
 )
 
 const (
 	// BundleLabel marks ConfigMaps whose keys are policy modules and data.
-	BundleLabel = "policy.sluice.io/bundle"
+	BundleLabel = policies.BundleLabel
 	// StatusAnnotation is written on a policy ConfigMap: "ok" or the error
 	// that kept its bundle from loading.
-	StatusAnnotation = "policy.sluice.io/status"
+	StatusAnnotation = policies.StatusAnnotation
 	// moduleSeparator in a ConfigMap key stands for "/" in a module ID:
 	// key mutating__affinity.rego replaces module mutating/affinity.rego.
 	moduleSeparator = "__"
@@ -35,26 +35,10 @@ func ModuleID(cm *corev1.ConfigMap, key string) string {
 // to a copy of base, in namespace/name order and key order, so the result
 // does not depend on the order the ConfigMaps were listed in.
 func FromConfigMaps(base *Bundle, cms []corev1.ConfigMap) (*Bundle, error) {
-	sorted := slices.Clone(cms)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].Namespace != sorted[j].Namespace {
-			return sorted[i].Namespace < sorted[j].Namespace
-		}
-		return sorted[i].Name < sorted[j].Name
-	})
 	overlay := NewBundle()
-	for i := range sorted {
-		cm := &sorted[i]
-		source := fmt.Sprintf("ConfigMap %s/%s", cm.Namespace, cm.Name)
-		keys := make([]string, 0, len(cm.Data))
-		for k := range cm.Data {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if err := overlay.AddFile(ModuleID(cm, k), cm.Data[k], source+" key "+k); err != nil {
-				return nil, err
-			}
+	for _, f := range policies.ConfigMapFiles(cms) {
+		if err := overlay.AddFile(ModuleID(f.ConfigMap, f.Key), f.Content(), f.Source()); err != nil {
+			return nil, err
 		}
 	}
 	return base.Merge(overlay), nil
