@@ -1,9 +1,11 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/sluice-data/sluice/webhook/metrics"
@@ -48,8 +52,14 @@ type Reloader struct {
 func (r *Reloader) Loaded() bool { return r.loaded.Load() }
 
 // Reconcile implements reconcile.Reconciler; every request means "rebuild".
+// A bundle that does not compile is not retried: it was reported on its
+// ConfigMaps, the same ConfigMaps would fail alike, and their next change
+// triggers the next reload. Retrying it with back-off compiled the whole
+// bundle again about a dozen times in the first ten seconds, which the
+// next policy change then waited behind.
 func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, error) {
-	return ctrl.Result{}, r.Reload(ctx)
+	_, err := r.reload(ctx)
+	return ctrl.Result{}, err
 }
 
 // Reload rebuilds and loads the bundle once. A bundle that does not
@@ -57,13 +67,22 @@ func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, 
 // the ConfigMaps the error names are left out and the rest is loaded (the
 // defaults at least), so that one broken ConfigMap never keeps a starting
 // replica unready: the culprits are reported as for any rejected bundle.
+// The error is the compile error, if any, joined with what failed besides.
 func (r *Reloader) Reload(ctx context.Context) error {
+	rejected, err := r.reload(ctx)
+	return errors.Join(rejected, err)
+}
+
+// reload is Reload, with the compile error of a rejected bundle (reported,
+// not worth retrying) apart from the errors a retry may get past (listing,
+// annotating, not even the defaults compiling).
+func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	log := ctrl.LoggerFrom(ctx)
 	cms, err := r.list(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	modules, err := r.load(ctx, cms)
 	if err == nil {
@@ -71,31 +90,30 @@ func (r *Reloader) Reload(ctx context.Context) error {
 		metrics.PolicyBundleOK.Set(1)
 		r.loaded.Store(true)
 		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms))
-		return r.annotate(ctx, cms, cms, "ok")
+		return nil, r.annotate(ctx, cms, cms, "ok")
 	}
 	metrics.PolicyReloads.WithLabelValues("error").Inc()
 	metrics.PolicyBundleOK.Set(0)
 	culprits := culpritsOf(err, cms)
 	note := "policy bundle rejected, last good bundle stays active: %v"
+	var failed error
 	if !r.loaded.Load() {
 		kept, left, startErr := r.loadWithout(ctx, cms, culprits)
 		if startErr != nil {
 			log.Error(errors.Join(err, startErr), "no policy bundle compiles, not even the defaults")
-			return errors.Join(err, startErr)
+			return err, startErr
 		}
 		culprits, note = left, "policy bundle rejected; started without this ConfigMap: %v"
 		r.loaded.Store(true)
 		log.Error(err, "policy bundle rejected at start; serving the defaults and the ConfigMaps that compile", "configMaps", names(kept), "leftOut", names(left))
-		if annErr := r.annotate(ctx, kept, kept, "ok"); annErr != nil {
-			err = errors.Join(err, annErr)
-		}
+		failed = r.annotate(ctx, kept, kept, "ok")
 	} else {
 		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
 	}
 	for i := range culprits {
 		r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", note, err)
 	}
-	return errors.Join(err, r.annotate(ctx, culprits, culprits, "error: "+truncate(err.Error(), 1000)))
+	return err, errors.Join(failed, r.annotate(ctx, culprits, culprits, "error: "+truncate(err.Error(), 1000)))
 }
 
 // load compiles the defaults overlaid with cms and loads the bundle,
@@ -208,4 +226,21 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// bundleInputChanged passes the ConfigMap events that can change the
+// bundle: creations, deletions, and updates of data or labels. An update
+// of annotations alone (the status this reloader writes after each load)
+// would only compile the same bundle again, which doubled the compiles a
+// policy change costs and queued the next change behind them.
+var bundleInputChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		old, ok1 := e.ObjectOld.(*corev1.ConfigMap)
+		cur, ok2 := e.ObjectNew.(*corev1.ConfigMap)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return !maps.Equal(old.Data, cur.Data) || !maps.EqualFunc(old.BinaryData, cur.BinaryData, bytes.Equal) ||
+			!maps.Equal(old.Labels, cur.Labels)
+	},
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/policy"
@@ -70,5 +72,41 @@ func TestStartWithABrokenConfigMap(t *testing.T) {
 	}
 	if e := <-recorder.Events; !strings.Contains(e, "PolicyRejected") || !strings.Contains(e, "started without this ConfigMap") {
 		t.Errorf("event %q", e)
+	}
+	// Reconciled again (the controller's path), the rejection is reported,
+	// not returned for a retry: the same ConfigMaps would fail alike.
+	if _, err := r.Reconcile(ctx, reconcile.Request{}); err != nil {
+		t.Errorf("a reconcile with the broken ConfigMap still there: %v, want no error to retry", err)
+	}
+	if e := <-recorder.Events; !strings.Contains(e, "last good bundle stays active") {
+		t.Errorf("event %q", e)
+	}
+}
+
+// TestOnlyBundleInputsReload: the reloader's own status annotation does
+// not trigger another compile of the same bundle; a change of data or
+// labels does.
+func TestOnlyBundleInputsReload(t *testing.T) {
+	old := policyConfigMap("platform", map[string]string{"data.yaml": "a: 1\n"})
+	annotated := old.DeepCopy()
+	annotated.Annotations = map[string]string{policy.StatusAnnotation: "ok"}
+	changed := old.DeepCopy()
+	changed.Data["data.yaml"] = "a: 2\n"
+	relabelled := old.DeepCopy()
+	relabelled.Labels["team"] = "data"
+	binary := old.DeepCopy()
+	binary.BinaryData = map[string][]byte{"blob": {1}}
+	for name, tc := range map[string]struct {
+		cur  *corev1.ConfigMap
+		want bool
+	}{
+		"status annotation": {annotated, false},
+		"data":              {changed, true},
+		"labels":            {relabelled, true},
+		"binary data":       {binary, true},
+	} {
+		if got := bundleInputChanged.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: tc.cur}); got != tc.want {
+			t.Errorf("%s: reload %v, want %v", name, got, tc.want)
+		}
 	}
 }

@@ -221,7 +221,7 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) 
 	})
 	err := builder.ControllerManagedBy(mgr).
 		Named("policy-bundle").
-		Watches(&corev1.ConfigMap{}, toBundle).
+		Watches(&corev1.ConfigMap{}, toBundle, builder.WithPredicates(bundleInputChanged)).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("setting up the policy reloader: %w", err)

@@ -14,6 +14,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
@@ -58,6 +59,14 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 
 func TestPolicyConfigMapHotReload(t *testing.T) {
 	ns := env.Namespace(t)
+	okReloads, failedReloads := metrics.PolicyReloads.WithLabelValues("ok"), metrics.PolicyReloads.WithLabelValues("error")
+	ok0, failed0, start := counterValue(t, okReloads), counterValue(t, failedReloads), time.Now()
+	t.Cleanup(func() {
+		if t.Failed() { // how busy the reloader was: a queue of compiles, or failing ones
+			t.Logf("in %v: %v policy reloads ok, %v failed", time.Since(start).Round(time.Millisecond),
+				counterValue(t, okReloads)-ok0, counterValue(t, failedReloads)-failed0)
+		}
+	})
 	seedDataset(t, ns, "imagenet", datav1alpha1.BoundDatasetPhase)
 	waitForCache()
 	if w := preferredWeight(t, ns, "imagenet"); w != 0 {
@@ -71,7 +80,17 @@ func TestPolicyConfigMapHotReload(t *testing.T) {
 	if err := env.Client.Create(ctxT(t), cm); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
+	t.Cleanup(func() {
+		// The ConfigMap's data reach every namespace's Pods: on a failure
+		// half-way, wait until the defaults are back, so that the next
+		// tests do not judge Pods under it (one did once, on CI).
+		if err := env.Client.Delete(context.Background(), cm); err == nil && t.Failed() {
+			deadline := time.Now().Add(testenv.Stretch(policyLoad))
+			for preferredWeight(t, ns, "imagenet") != 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	})
 	took := waitFor(t, 2*time.Second, "policy data from the ConfigMap takes effect", func() bool { return preferredWeight(t, ns, "imagenet") == 77 })
 	t.Logf("policy data took effect after %v", took)
 	waitFor(t, 5*time.Second, "status annotation ok", func() bool { return annotation(t, cm) == "ok" })
