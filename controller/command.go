@@ -44,6 +44,7 @@ never-stored operations).`,
 	fs.DurationVar(&o.MetadataDeadline, "metadata-job-deadline", o.MetadataDeadline, "how long a metadata Job may run before it fails")
 	fs.DurationVar(&o.ReleaseRetry, "release-retry-base", o.ReleaseRetry, "first wait before a runtime's release is tried again with a spec that failed to deploy (doubled per failure, at most 15m)")
 	fs.StringVar(&o.SluiceImage, "sluice-image", o.SluiceImage, "the image of this sluice binary, which runs the commands no engine image has (a Thin DataLoad's sluice warmup, the metadata Jobs' sluice ufs-count); the chart sets it; empty: no metadata Job runs")
+	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "the webhook's --policy-namespaces (the chart sets both alike): the operation conflict table is read from the policy data of their ConfigMaps labelled policy.sluice.io/bundle=true at each claim, as the webhook's policies read it (empty: the default table alone)")
 	fs.IntVar(&o.Concurrency, "concurrent-reconciles", o.Concurrency, "how many runtimes of one kind reconcile at once")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "API requests per second the controller may send (negative: no client-side limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "API request burst above --kube-api-qps")

@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/dataops"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/internal/conflicttable"
 	"github.com/sluice-data/sluice/controller/metrics"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
@@ -60,6 +61,10 @@ type Options struct {
 	// image; empty, such operations fail saying so and no metadata Job
 	// runs.
 	SluiceImage string
+	// PolicyNamespaces are the webhook's policy namespaces: the operation
+	// conflict table is read from the policy data of their ConfigMaps, as
+	// the webhook's policies read it (none: the default table alone).
+	PolicyNamespaces []string
 	// Engines are the engines the controller runs, one runtime reconciler
 	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,
 	// Alluxio, Jindo, Thin). Tests run the fake engine.
@@ -98,8 +103,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	conflicts, err := claim.ConflictsFrom(data)
-	if err != nil {
+	if _, err := claim.ConflictsFrom(data); err != nil {
 		return nil, err
 	}
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
@@ -126,6 +130,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReferences(mgr, o, registry); err != nil {
 		return nil, err
 	}
+	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ var renderers = map[datav1alpha1.OperationKind]operation.Renderer{
 
 // setupOperations registers one operation reconciler per kind, running
 // operations through the registry's engines.
-func setupOperations(mgr manager.Manager, o *Options, live client.Client, conflicts map[string][]string, helmClients *helmClients, registry []engines.Engine) error {
+func setupOperations(mgr manager.Manager, o *Options, live client.Client, conflicts operation.ConflictTable, helmClients *helmClients, registry []engines.Engine) error {
 	for _, kind := range []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataMigrateKind, datav1alpha1.DataBackupKind, datav1alpha1.DataProcessKind} {
 		r := &operation.Reconciler{
 			Kind: kind, Client: mgr.GetClient(), Live: live, Engines: registry, Render: renderers[kind],

@@ -76,6 +76,10 @@ const (
 	// ReasonDatasetHeld: an operation of a conflicting kind holds the
 	// Dataset; the message names it.
 	ReasonDatasetHeld = "DatasetHeld"
+	// ReasonConflictTableInvalid: the operation conflict table of the
+	// policy data (validating.operations.conflicts) cannot be read; the
+	// message says why and where.
+	ReasonConflictTableInvalid = "ConflictTableInvalid"
 	// ReasonReleased: the operation finished and released the Dataset.
 	ReasonReleased = "Released"
 	// ReasonIdle: a Cron operation between runs holds no claim.

@@ -41,8 +41,8 @@ type Reconciler struct {
 	Render Renderer
 	// Helm returns the Helm client for a namespace.
 	Helm func(namespace string) (*helm.Client, error)
-	// Conflicts maps each operation kind to the kinds that block it.
-	Conflicts map[string][]string
+	// Conflicts says, for the operation kind, the kinds that block it.
+	Conflicts ConflictTable
 	// Grace is how long a claim of a missing operation is kept.
 	Grace time.Duration
 	// Concurrency is how many operations reconcile at once (default 1).

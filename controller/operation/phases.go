@@ -284,7 +284,12 @@ func getOptional(ctx context.Context, c client.Reader, key types.NamespacedName,
 func (r *Reconciler) claim(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	ns, name, _ := s.op.GetTargetDataset()
 	key := types.NamespacedName{Namespace: ns, Name: name}
-	err := r.claimer.Claim(ctx, claim.Request{Dataset: key, Kind: string(r.Kind), Name: s.op.GetName(), Conflicts: r.Conflicts[string(r.Kind)]})
+	conflicts, err := r.Conflicts.For(ctx, string(r.Kind))
+	if err != nil {
+		s.obs.claim = isFalse(ReasonConflictTableInvalid, err.Error()+"; waiting")
+		return ctrl.Result{RequeueAfter: waitRetry}, false, nil
+	}
+	err = r.claimer.Claim(ctx, claim.Request{Dataset: key, Kind: string(r.Kind), Name: s.op.GetName(), Conflicts: conflicts})
 	var held *claim.HeldError
 	var missing *claim.NotFoundError
 	switch {

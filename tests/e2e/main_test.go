@@ -16,6 +16,7 @@ import (
 	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/webhook"
 )
 
 var cluster *simcluster.Cluster
@@ -56,6 +57,7 @@ func run(m *testing.M) int {
 	}
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
+	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
 	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

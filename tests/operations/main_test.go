@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -17,6 +19,10 @@ import (
 )
 
 var env *testenv.Env
+
+// policyNamespace is the controller's (and a webhook's) policy namespace:
+// the operation conflict table is read from its policy ConfigMaps.
+const policyNamespace = "sluice-policies"
 
 // grace is the claim grace period the controller runs with.
 const grace = 2 * time.Second
@@ -44,6 +50,10 @@ func TestMain(m *testing.M) {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod = "0", "0", false, grace
 		o.Engines = registry
+		if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: policyNamespace}}); err != nil {
+			return err
+		}
+		o.PolicyNamespaces = []string{policyNamespace}
 		return controller.StartLocal(ctx, e.Config, o, testenv.Stopped("controller"))
 	}))
 }

@@ -1,0 +1,51 @@
+package conflicttable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/policies"
+)
+
+// Table is the conflict table of the policy data in Namespaces.
+type Table struct {
+	// Reader lists the policy ConfigMaps (the API server, not a cache: a
+	// claim follows the table as it is now).
+	Reader client.Reader
+	// Namespaces are the webhook's policy namespaces (--policy-namespaces);
+	// none: the default table alone.
+	Namespaces []string
+	// Default is the default policy data (policies.DefaultData).
+	Default map[string]any
+}
+
+// For returns the kinds that block kind. A policy ConfigMap the webhook
+// reports it rejected (its status annotation says "error: …") is left out,
+// as the webhook serves without it, and so is one whose data does not
+// parse.
+func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
+	var cms []corev1.ConfigMap
+	for _, ns := range t.Namespaces {
+		list := &corev1.ConfigMapList{}
+		if err := t.Reader.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{policies.BundleLabel: "true"}); err != nil {
+			return nil, fmt.Errorf("reading the policy ConfigMaps of %s for the operation conflict table: %w", ns, err)
+		}
+		for _, cm := range list.Items {
+			if !strings.HasPrefix(cm.Annotations[policies.StatusAnnotation], "error: ") {
+				cms = append(cms, cm)
+			}
+		}
+	}
+	data, _ := policies.OverlayData(t.Default, cms)
+	table, err := claim.ConflictsFrom(data)
+	if err != nil {
+		return nil, errors.New("the operation conflict table of the policy data: " + err.Error())
+	}
+	return table[kind], nil
+}
