@@ -36,6 +36,7 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			Failures:        failures,
 			MetadataJob:     ufsmeta.Options{Image: o.SluiceImage, PullPolicy: corev1.PullIfNotPresent, Deadline: o.MetadataDeadline},
 			MetadataRefresh: o.MetadataRefresh,
+			FuseRecords:     o.FuseRecords,
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile

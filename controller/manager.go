@@ -61,6 +61,12 @@ type Options struct {
 	// image; empty, such operations fail saying so and no metadata Job
 	// runs.
 	SluiceImage string
+	// FuseRecords is the namespace (the controller's own) where the FUSE
+	// pod template rendered for each runtime is recorded, the webhook's
+	// source for other namespaces' sidecars (datav1alpha1.FuseRecord);
+	// empty records none, and the webhook then injects no sidecar of a
+	// runtime into another namespace's Pods.
+	FuseRecords string
 	// PolicyNamespaces are the webhook's policy namespaces: the operation
 	// conflict table is read from the policy data of their ConfigMaps, as
 	// the webhook's policies read it (none: the default table alone).

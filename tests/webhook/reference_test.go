@@ -108,7 +108,7 @@ func TestReferenceDatasetThroughTheAPIServer(t *testing.T) {
 		c.Env = []corev1.EnvVar{{Name: "METAURL", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: "jfs-secret"}, Key: "metaurl"}}}}
 	})
-	waitForCache()
+	recordFuse(t, nsA, "phy", nil) // the controller's record, what nsB's sidecar is built from
 
 	ref := testobj.Dataset("refdemo", nsB, testobj.WithMounts("dataset://"+nsA+"/phy/train"))
 	err := env.Client.Create(ctxT(t), ref.DeepCopy())

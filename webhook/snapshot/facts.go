@@ -80,6 +80,11 @@ type RuntimeFacts struct {
 	// FuseVolumes are the names of the volumes the FUSE template's
 	// container mounts (empty without a FUSE template).
 	FuseVolumes []string `json:"fuseVolumes"`
+	// FuseRecord says that the FUSE template comes from the controller's
+	// record (datav1alpha1.FuseRecord), as it must for a runtime of another
+	// namespace than the Pod's; false for one of the Pod's namespace, whose
+	// template is its FUSE DaemonSet's.
+	FuseRecord bool `json:"fuseRecord"`
 	// FuseImage is the image of the FUSE template's container ("" without
 	// a FUSE template): what a sidecar runs in the Pod.
 	FuseImage string `json:"fuseImage"`
@@ -102,6 +107,10 @@ type VolumeFacts struct {
 	FluidPath string `json:"fluidPath"`
 	SubPath   string `json:"subPath"`
 	MountType string `json:"mountType"`
+	// ReadOnly: the PV admits only ReadOnlyMany (the Dataset's
+	// accessModes), which the CSI plugin mounts read-only; a FUSE sidecar's
+	// hostPath rewrite mounts it read-only too.
+	ReadOnly bool `json:"readOnly"`
 }
 
 // FuseTemplate is the FUSE container of a runtime and the volumes it mounts,

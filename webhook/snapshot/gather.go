@@ -28,6 +28,11 @@ type Gatherer struct {
 	// asked for injection when Reader does not show it as a dataset's
 	// (cacheLag).
 	Live client.Reader
+	// Records is the namespace of the controller's FUSE records
+	// (datav1alpha1.FuseRecord), the source of the FUSE template of a
+	// runtime serving another namespace's Pod; empty, such a volume has
+	// none (FuseRecord false).
+	Records string
 
 	memo       volumeMemo
 	tracked    trackedMemo
@@ -108,6 +113,9 @@ type sources struct {
 	pv      *corev1.PersistentVolume
 	runtime client.Object
 	fuse    *appsv1.DaemonSet
+	// record is the runtime's FUSE record, read only when the runtime is
+	// of another namespace than the PVC.
+	record *corev1.PodTemplate
 	// reference is what a reference dataset mounts, and referenced that
 	// Dataset (whose runtime and FUSE serve it), nil when not found.
 	reference  *datav1alpha1.DatasetReference
@@ -125,7 +133,7 @@ type sources struct {
 func (s *sources) key(volume string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(volume)
-	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.referenced} {
+	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.record, s.referenced} {
 		b.WriteByte('|')
 		if o == nil || reflect.ValueOf(o).IsNil() {
 			continue
@@ -265,6 +273,15 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 	} else if found {
 		src.fuse = fuse
 	}
+	if ref.Namespace != src.pvc.Namespace && g.Records != "" {
+		record := &corev1.PodTemplate{}
+		key := types.NamespacedName{Namespace: g.Records, Name: datav1alpha1.FuseRecordName(rt.GetUID())}
+		if found, err := g.get(ctx, key, record, src, tracking); err != nil {
+			return err
+		} else if found {
+			src.record = record
+		}
+	}
 	return nil
 }
 
@@ -297,6 +314,7 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 			FluidPath: attrs[datav1alpha1.VolumeAttrFluidPath],
 			SubPath:   attrs[datav1alpha1.VolumeAttrSubPath],
 			MountType: attrs[datav1alpha1.VolumeAttrMountType],
+			ReadOnly:  readOnlyMany(src.pv.Spec.AccessModes),
 		}
 	}
 	if src.reference != nil && src.referenced == nil {
@@ -313,13 +331,16 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 			rf.CacheAffinity = status.CacheAffinity
 			if src.fuse != nil && len(src.fuse.Spec.Template.Spec.Containers) > 0 {
 				rf.Fuse = true
-				dv.Fuse = fuseTemplate(&src.fuse.Spec.Template.Spec)
-				rf.FuseImage = dv.Fuse.Container.Image
-				for _, v := range dv.Fuse.Volumes {
-					rf.FuseVolumes = append(rf.FuseVolumes, v.Name)
-				}
-				if served.Namespace != ds.Namespace {
-					referencedFuse(dv, ds.Name)
+				if tmpl := fuseSource(src, ref.Namespace); tmpl != nil {
+					rf.FuseRecord = tmpl != &src.fuse.Spec.Template.Spec
+					dv.Fuse = fuseTemplate(tmpl)
+					rf.FuseImage = dv.Fuse.Container.Image
+					for _, v := range dv.Fuse.Volumes {
+						rf.FuseVolumes = append(rf.FuseVolumes, v.Name)
+					}
+					if served.Namespace != ds.Namespace {
+						referencedFuse(dv, ds.Name)
+					}
 				}
 			}
 		}
@@ -327,6 +348,21 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 	}
 	dv.Dataset.Localities = localities(dv.Dataset.Labels, dv.Dataset.Runtime.CacheAffinity)
 	return dv
+}
+
+// fuseSource is the pod spec a volume's FUSE sidecar is copied from: the
+// runtime's FUSE DaemonSet when the runtime is in the PVC's namespace; for
+// a runtime of another namespace, whose users may change that DaemonSet,
+// the controller's record of the template it rendered (nil when there is
+// none, and the policies refuse a sidecar: cross-namespace-sidecar-record).
+func fuseSource(src *sources, runtimeNamespace string) *corev1.PodSpec {
+	if runtimeNamespace == src.pvc.Namespace {
+		return &src.fuse.Spec.Template.Spec
+	}
+	if src.record == nil || len(src.record.Template.Spec.Containers) == 0 {
+		return nil
+	}
+	return &src.record.Template.Spec
 }
 
 // referencedFuse points the FUSE template of the Dataset a reference
@@ -370,7 +406,7 @@ var runtimeKinds = map[string]func() client.Object{
 // SourceKinds are the kinds of object dataset volumes are built from: the
 // kinds Changes must track for a Gatherer.
 func SourceKinds() []client.Object {
-	out := []client.Object{&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &datav1alpha1.Dataset{}, &appsv1.DaemonSet{}}
+	out := []client.Object{&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &datav1alpha1.Dataset{}, &appsv1.DaemonSet{}, &corev1.PodTemplate{}}
 	for _, t := range RuntimeTypes() {
 		out = append(out, runtimeKinds[t]())
 	}
@@ -412,4 +448,16 @@ func fuseTemplate(spec *corev1.PodSpec) *FuseTemplate {
 		}
 	}
 	return t
+}
+
+// readOnlyMany reports whether a PV's access modes are ReadOnlyMany only:
+// the kubelet then asks the CSI plugin for a MULTI_NODE_READER_ONLY
+// volume, which it mounts read-only.
+func readOnlyMany(modes []corev1.PersistentVolumeAccessMode) bool {
+	for _, m := range modes {
+		if m != corev1.ReadOnlyMany {
+			return false
+		}
+	}
+	return len(modes) > 0
 }

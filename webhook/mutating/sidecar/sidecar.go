@@ -36,7 +36,7 @@ func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, vols []snapshot.Dat
 			}
 			rw.HostPath = p
 		}
-		if err := rewrite(pod, rw); err != nil {
+		if err := rewrite(pod, rw, readOnlyVolume(vols, rw.Volume)); err != nil {
 			return err
 		}
 	}
@@ -66,18 +66,31 @@ func templateFor(vols []snapshot.DatasetVolume, volume string) *snapshot.FuseTem
 	return nil
 }
 
+// readOnlyVolume reports whether the dataset volume of the Pod's volume is
+// read-only (its PV admits only ReadOnlyMany).
+func readOnlyVolume(vols []snapshot.DatasetVolume, volume string) bool {
+	for _, v := range vols {
+		if v.Volume == volume {
+			return v.Dataset.Volume.ReadOnly
+		}
+	}
+	return false
+}
+
 // rewrite turns the named PVC volume into a hostPath volume and gives every
 // mount of it HostToContainer propagation, so that the app containers see
 // the sidecar's FUSE mount. A claim the Pod mounted read-only
-// (persistentVolumeClaim.readOnly) stays read-only in every mount: the
-// hostPath volume has no such flag of its own.
-func rewrite(pod *corev1.Pod, rw decision.VolumeRewrite) error {
+// (persistentVolumeClaim.readOnly), or a dataset volume that is
+// (datasetReadOnly: its PV admits only ReadOnlyMany, which the CSI plugin
+// mounts read-only), stays read-only in every mount: the hostPath volume
+// has no such flag of its own.
+func rewrite(pod *corev1.Pod, rw decision.VolumeRewrite, datasetReadOnly bool) error {
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
 		if v.Name != rw.Volume {
 			continue
 		}
-		readOnly := v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
+		readOnly := datasetReadOnly || v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
 		v.VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: rw.HostPath}}
 		mode := corev1.MountPropagationHostToContainer
 		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {

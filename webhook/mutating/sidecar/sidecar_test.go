@@ -219,3 +219,28 @@ func TestAReadOnlyClaimStaysReadOnly(t *testing.T) {
 		t.Error("a claim mounted writable became read-only")
 	}
 }
+
+// TestAReadOnlyDatasetStaysReadOnly: a dataset volume whose PV admits
+// only ReadOnlyMany (snapshot.VolumeFacts.ReadOnly), which the CSI plugin
+// would mount read-only, is read-only in every mount of the rewritten
+// hostPath volume, though the Pod's claim is writable; the sidecar's own
+// mounts are untouched.
+func TestAReadOnlyDatasetStaysReadOnly(t *testing.T) {
+	p := appPod()
+	p.Spec.InitContainers = []corev1.Container{{Name: "prepare", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/in"}}}}
+	v := vols()
+	v[0].Dataset.Volume.ReadOnly = true
+	if err := (Mutator{}).Mutate(p, decide(decision.ContainerSidecar, false, false), v); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+		for _, m := range c.VolumeMounts {
+			if m.Name == "data" && !m.ReadOnly {
+				t.Errorf("container %s mounts the read-only dataset writable at %s", c.Name, m.MountPath)
+			}
+			if strings.HasPrefix(c.Name, ContainerPrefix) && m.ReadOnly && m.Name != AppsDoneVolume {
+				t.Errorf("the sidecar's own mount %s became read-only", m.Name)
+			}
+		}
+	}
+}
