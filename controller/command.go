@@ -3,6 +3,8 @@ package controller
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
+
+	"github.com/sluice-data/sluice/internal/metricsauth"
 )
 
 // NewCommand returns `sluice controller`; connect returns the cluster's
@@ -34,6 +36,7 @@ never-stored operations).`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, metricsauth.FlagUsage)
 	fs.StringVar(&o.PprofAddr, "pprof-bind-address", o.PprofAddr, "address to serve Go's pprof profiles on (empty: off)")
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "elect a leader so that one replica reconciles at a time")

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/claim"
@@ -24,12 +23,16 @@ import (
 	"github.com/sluice-data/sluice/engines/jindo"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
 )
 
 // Options configure `sluice controller`.
 type Options struct {
 	MetricsAddr string
+	// MetricsSecure serves them over HTTPS to authorized callers only
+	// (internal/metricsauth).
+	MetricsSecure bool
 	// PprofAddr serves net/http/pprof when set (e.g. 127.0.0.1:6060).
 	PprofAddr               string
 	ProbeAddr               string
@@ -95,7 +98,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	cfg.WarningHandlerWithContext = apiWarnings()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  sluicescheme.New(),
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                 metricsauth.ServerOptions(o.MetricsAddr, o.MetricsSecure),
 		HealthProbeBindAddress:  o.ProbeAddr,
 		PprofBindAddress:        o.PprofAddr,
 		LeaderElection:          o.LeaderElect,

@@ -48,3 +48,9 @@ package controller
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,verbs=create
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,resourceNames=sluice-controller.data.fluid.io,verbs=get;update
 // +kubebuilder:rbac:groups="",namespace=sluice-system,resources=podtemplates,verbs=get;create;update;delete
+
+// Secure metrics (--metrics-secure, the chart's default): each scrape's
+// token is reviewed and its access to /metrics checked
+// (internal/metricsauth).
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
 
@@ -24,6 +25,9 @@ type Options struct {
 	Certs certs.Config
 	// MetricsAddr serves Prometheus metrics ("0" disables).
 	MetricsAddr string
+	// MetricsSecure serves them over HTTPS to authorized callers only
+	// (internal/metricsauth).
+	MetricsSecure bool
 	// ProbeAddr serves /healthz and /readyz.
 	ProbeAddr string
 	// PolicyNamespaces are the namespaces whose policy ConfigMaps are loaded.
@@ -110,6 +114,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Port, "port", o.Port, "HTTPS port of the webhook server")
 	fs.StringVar(&o.CertDir, "cert-dir", o.CertDir, "directory with tls.crt and tls.key, reloaded on change (self-managed: the webhook writes them there from its Secret; cert-manager: mount the Secret there)")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "address of the Prometheus metrics endpoint (0 disables it)")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, metricsauth.FlagUsage)
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
 	fs.StringVar(&o.FuseRecords, "fuse-record-namespace", o.FuseRecords, "namespace of the controller's FUSE records (its --fuse-record-namespace): a runtime's FUSE sidecar in another namespace's Pod is built from the template the controller recorded there, never from the runtime namespace's DaemonSet")

@@ -2,8 +2,6 @@ package webhook
 
 import (
 	"context"
-	"crypto/tls"
-	"slices"
 	"testing"
 	"time"
 
@@ -85,14 +83,5 @@ func TestSpecialisePoliciesFlag(t *testing.T) {
 func TestRequestLimitFitsAnUpdate(t *testing.T) {
 	if got := NewOptions().MaxRequestBytes; got < 2*(3<<19)+(1<<20) {
 		t.Errorf("default --max-request-bytes %d: an UPDATE of a 1.5 MiB object does not fit", got)
-	}
-}
-
-// TestWebhookServesHTTP1AndTLS12Up (reliability audit L11).
-func TestWebhookServesHTTP1AndTLS12Up(t *testing.T) {
-	c := &tls.Config{NextProtos: []string{"h2", "http/1.1"}}
-	hardenTLS(c)
-	if !slices.Equal(c.NextProtos, []string{"http/1.1"}) || c.MinVersion != tls.VersionTLS12 {
-		t.Errorf("NextProtos %v, MinVersion %x", c.NextProtos, c.MinVersion)
 	}
 }

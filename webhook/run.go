@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -30,6 +29,7 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/certs"
 	"github.com/sluice-data/sluice/webhook/decision"
@@ -59,7 +59,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := serving.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	tlsOpts := []func(*tls.Config){serving.TLSOption, hardenTLS}
+	tlsOpts := []func(*tls.Config){serving.TLSOption, metricsauth.HardenTLS}
 	var auth *clientAuth
 	if o.ClientCAFile != "" {
 		if auth, err = newClientAuth(o.ClientCAFile, o.ClientNames); err != nil {
@@ -71,7 +71,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	maps.Copy(cacheOpts.ByObject, serving.CacheByObject())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.MetricsAddr},
+		Metrics:                metricsauth.ServerOptions(o.MetricsAddr, o.MetricsSecure),
 		HealthProbeBindAddress: o.ProbeAddr,
 		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
 			Host: o.Host, Port: o.Port, CertDir: o.CertDir, TLSOpts: tlsOpts,
@@ -267,13 +267,4 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) 
 		<-ctx.Done()
 		return nil
 	}))
-}
-
-// hardenTLS serves HTTP/1.1 only (the API server calls webhooks over
-// HTTP/1.1 or 2 alike; HTTP/2's rapid-reset and stream-exhaustion attacks
-// are then out of reach, as kubebuilder's scaffolds do) and TLS 1.2 or
-// later.
-func hardenTLS(c *tls.Config) {
-	c.NextProtos = []string{"http/1.1"}
-	c.MinVersion = tls.VersionTLS12
 }

@@ -260,6 +260,12 @@ func checkAccess(ctx context.Context, t *testing.T, c client.Client) {
 		{"controller", attr{Verb: "patch", Resource: "secrets", Namespace: "team-a"}, false},
 		{"controller", attr{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "sluice-mutating-webhook"}, false},
 		{"controller", attr{Verb: "create", Resource: "pods", Namespace: "team-a"}, false},
+		// FUSE records: written in the release namespace only, read there by the webhook.
+		{"controller", attr{Verb: "create", Resource: "podtemplates", Namespace: "sluice-system"}, true},
+		{"controller", attr{Verb: "update", Resource: "podtemplates", Namespace: "team-a"}, false},
+		{"webhook", attr{Verb: "watch", Resource: "podtemplates", Namespace: "sluice-system"}, true},
+		{"webhook", attr{Verb: "watch", Resource: "podtemplates", Namespace: "team-a"}, false},
+		{"webhook", attr{Verb: "create", Resource: "podtemplates", Namespace: "sluice-system"}, false},
 		{"webhook", attr{Verb: "list", Group: "data.fluid.io", Resource: "dataloads", Namespace: "team-a"}, true},
 		{"webhook", attr{Verb: "watch", Group: "data.fluid.io", Resource: "thinruntimeprofiles"}, true}, // the thin-override guard reads profiles
 		{"webhook", attr{Verb: "update", Group: "data.fluid.io", Resource: "datasets", Subresource: "status", Namespace: "team-a"}, true},

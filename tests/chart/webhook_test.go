@@ -59,8 +59,8 @@ func runInstalledWebhook(ctx context.Context, t *testing.T, c *simcluster.Cluste
 			args = append(args, a)
 		}
 	}
-	probe := testenv.FreeAddr(t)
-	args = append(args, "--host=127.0.0.1", "--port="+port(testenv.FreeAddr(t)), "--metrics-bind-address=0",
+	probe, metrics := testenv.FreeAddr(t), testenv.FreeAddr(t)
+	args = append(args, "--host=127.0.0.1", "--port="+port(testenv.FreeAddr(t)), "--metrics-bind-address="+metrics,
 		"--health-probe-bind-address="+probe, "--cert-dir="+t.TempDir())
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
@@ -104,6 +104,7 @@ func runInstalledWebhook(ctx context.Context, t *testing.T, c *simcluster.Cluste
 		t.Fatalf("the installed webhook did not become ready: %v", err)
 	}
 	t.Logf("the installed webhook, self-managed, was ready after %v", time.Since(start).Round(100*time.Millisecond))
+	checkSecureMetrics(ctx, t, c, ns, "https://"+metrics+"/metrics")
 	stop()
 	stopped = true
 	if err := <-done; err != nil {
