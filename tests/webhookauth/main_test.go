@@ -55,14 +55,19 @@ func run(m *testing.M) int {
 	}, startWebhook)
 }
 
-// startWebhook runs `sluice webhook --client-ca-file --client-names`
-// in-process against the test control plane and waits until it is ready.
+// startWebhook runs `sluice webhook` in-process against the test control
+// plane with the client authentication the chart configures
+// (webhook.clientAuth: the CA from a ConfigMap, the API server's name
+// allowed) and waits until it is ready.
 func startWebhook(ctx context.Context, e *testenv.Env) error {
-	caFile := filepath.Join(dir, "client-ca.crt")
-	if err := os.WriteFile(caFile, apiserverCA.PEM, 0o600); err != nil {
+	if err := storeCA(ctx, e.Client, apiserverCA.PEM); err != nil {
+		return err
+	}
+	caFile, names, err := chartClientAuth(ctx, e.Client, dir)
+	if err != nil {
 		return err
 	}
 	return inprocess.Webhook(ctx, e, e.Config, 60*time.Second, func(o *webhook.Options) {
-		o.ClientCAFile, o.ClientNames = caFile, []string{clientName}
+		o.ClientCAFile, o.ClientNames = caFile, names
 	})
 }
