@@ -31,7 +31,9 @@ import (
 // them to Ready on fake nodes. Then it checks the RBAC with the real
 // authorizer, runs the webhook as the installed Deployment would, as its
 // ServiceAccount, until it is ready (self-managed: it filled the Secret and
-// injected the CA into both configurations), upgrades as docs/install.md
+// injected the CA into both configurations), then the controller alike
+// until its controllers run (its lease won, its caches synced), scraping
+// each one's secure metrics as a bound ServiceAccount, upgrades as docs/install.md
 // says (CRDs applied server-side, then helm upgrade; the certificate and
 // caBundles the webhook wrote survive), and uninstalls (the CRDs stay). The
 // second install is in cert-manager mode, with cert-manager's own
@@ -70,6 +72,7 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 		checkCRDsEstablished(ctx, t, c.Client)
 		checkAccess(ctx, t, c.Client)
 		wrote := runInstalledWebhook(ctx, t, c, h.namespace)
+		runInstalledController(ctx, t, c, h.namespace)
 		applyShownCRDs(ctx, t, c.Client) // the upgrade's first step
 		upgradeKeepsWhatTheWebhookWrote(ctx, t, c.Client, h, wrote)
 		h.uninstall(t)

@@ -20,20 +20,21 @@ import (
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
-// checkSecureMetrics scrapes the installed webhook's metrics (url), which
+// checkSecureMetrics scrapes an installed component's metrics (url), which
 // the chart serves secure by default (audit L11: they name every
 // namespace's Datasets and decisions): HTTPS only, and only to a token the
 // API server authenticates (401 without one) and authorizes for get on
 // /metrics (403 for a ServiceAccount with no binding, 200 once it is bound
-// to the chart's metrics-reader ClusterRole). The webhook runs as its
-// ServiceAccount, so the reviews it makes are the chart's RBAC too.
-func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster, ns, url string) {
+// to the chart's metrics-reader ClusterRole), with a body containing want.
+// The component runs as its ServiceAccount, so the reviews it makes are
+// the chart's RBAC too. who names the scraper's ServiceAccount.
+func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster, ns, who, url, want string) {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper", Namespace: ns}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + who, Namespace: ns}}
 	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster
 		t.Errorf("a scrape by a ServiceAccount with no binding: %d %q, want 403", code, body)
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + who + "-" + ns},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "sluice-metrics-reader"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa.Name, Namespace: ns}},
 	}
@@ -89,9 +90,9 @@ func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster
 	// no decision.
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, testenv.Stretch(30*time.Second), true, func(context.Context) (bool, error) {
 		code, body = scrape(tok.Status.Token)
-		return code == http.StatusOK, nil
+		return code == http.StatusOK && strings.Contains(body, want), nil
 	})
-	if err != nil || !strings.Contains(body, "sluice_") {
-		t.Errorf("a scrape by a ServiceAccount bound to sluice-metrics-reader: %d, %d bytes, want 200 with Sluice's metrics", code, len(body))
+	if err != nil {
+		t.Errorf("a scrape by a ServiceAccount bound to sluice-metrics-reader: %d, %d bytes, want 200 with %q", code, len(body), want)
 	}
 }
