@@ -129,7 +129,7 @@ func TestCertManagerIssuesTheChartsCertificates(t *testing.T) {
 	}
 	podNS := env.Namespace(t)
 	seedDataset(t, podNS, "imagenet") // the validating webhook, failurePolicy Fail
-	if err := createMutated(ctx, env.Client, labelledPod(podNS, "before-renewal", "imagenet"), "imagenet"); err != nil {
+	if err := createMutatedOnceSeen(ctx, t, labelledPod(podNS, "before-renewal", "imagenet"), "imagenet"); err != nil {
 		t.Fatal(err)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
@@ -114,6 +116,23 @@ func labelledPod(ns, name, dataset string) *corev1.Pod {
 			Containers: []corev1.Container{{Name: "app", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}},
 			Volumes:    []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: dataset}}}},
 		},
+	}
+}
+
+// createMutatedOnceSeen is createMutated for a Dataset seeded a moment
+// ago: while the webhook's cache does not show the new PVC, the webhook
+// refuses the Pod asking for a retry (webhook/snapshot cacheLag), and the
+// creation is retried for up to 10 s; any other error is returned at once.
+func createMutatedOnceSeen(ctx context.Context, t *testing.T, pod *corev1.Pod, dataset string) error {
+	t.Helper()
+	deadline := time.Now().Add(testenv.Stretch(10 * time.Second))
+	for {
+		attempt := pod.DeepCopy()
+		err := createMutated(ctx, env.Client, attempt, dataset)
+		if err == nil || !strings.Contains(err.Error(), "the webhook does not see it yet") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

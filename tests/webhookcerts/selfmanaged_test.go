@@ -129,7 +129,7 @@ func TestReplicasAgreeOnOneCA(t *testing.T) {
 	podNS := env.Namespace(t)
 	// The Dataset is validated by b, the Pod mutated by a.
 	seedDataset(t, podNS, "imagenet")
-	if err := createMutated(ctx, env.Client, labelledPod(podNS, "p", "imagenet"), "imagenet"); err != nil {
+	if err := createMutatedOnceSeen(ctx, t, labelledPod(podNS, "p", "imagenet"), "imagenet"); err != nil {
 		t.Fatal(err)
 	}
 }
