@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -60,6 +61,19 @@ func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		return resp.StatusCode, string(body)
+	}
+	// The metrics server may start listening after /readyz answers (the
+	// secure one first makes its certificate): wait until it listens.
+	host := strings.SplitN(strings.TrimPrefix(url, "https://"), "/", 2)[0]
+	var dialErr error
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, testenv.Stretch(30*time.Second), true, func(context.Context) (bool, error) {
+		conn, err := net.DialTimeout("tcp", host, time.Second)
+		if dialErr = err; err == nil {
+			conn.Close()
+		}
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the metrics server at %s does not listen: %v", host, dialErr)
 	}
 	if resp, err := http.Get(strings.Replace(url, "https://", "http://", 1)); err == nil {
 		resp.Body.Close()
