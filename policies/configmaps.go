@@ -15,9 +15,24 @@ const (
 	// BundleLabel marks ConfigMaps whose keys are policy modules and data.
 	BundleLabel = "policy.sluice.io/bundle"
 	// StatusAnnotation is written on a policy ConfigMap by the webhook:
-	// "ok" or the error that kept its bundle from loading.
+	// StatusOK, or StatusRejected of the error that kept its bundle from
+	// loading.
 	StatusAnnotation = "policy.sluice.io/status"
+	// StatusOK is the status of a ConfigMap the webhook serves.
+	StatusOK = "ok"
+	// statusRejectedPrefix starts the status of one it left out.
+	statusRejectedPrefix = "error: "
 )
+
+// StatusRejected is the status of a policy ConfigMap the webhook left out
+// for the error why.
+func StatusRejected(why string) string { return statusRejectedPrefix + why }
+
+// Rejected reports whether the webhook left the policy ConfigMap out
+// (its status is StatusRejected).
+func Rejected(cm *corev1.ConfigMap) bool {
+	return strings.HasPrefix(cm.Annotations[StatusAnnotation], statusRejectedPrefix)
+}
 
 // ConfigMapFile is one key of a policy ConfigMap.
 type ConfigMapFile struct {
@@ -39,10 +54,7 @@ func (f ConfigMapFile) Content() string { return f.ConfigMap.Data[f.Key] }
 // listed in. The webhook loads them so, and the controller reads the
 // data among them so (OverlayData).
 func ConfigMapFiles(cms []corev1.ConfigMap) []ConfigMapFile {
-	sorted := slices.Clone(cms)
-	slices.SortFunc(sorted, func(a, b corev1.ConfigMap) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
+	sorted := sortedConfigMaps(cms)
 	var out []ConfigMapFile
 	for i := range sorted {
 		for _, k := range slices.Sorted(maps.Keys(sorted[i].Data)) {
@@ -50,6 +62,15 @@ func ConfigMapFiles(cms []corev1.ConfigMap) []ConfigMapFile {
 		}
 	}
 	return out
+}
+
+// sortedConfigMaps is a copy of cms in namespace/name order.
+func sortedConfigMaps(cms []corev1.ConfigMap) []corev1.ConfigMap {
+	sorted := slices.Clone(cms)
+	slices.SortFunc(sorted, func(a, b corev1.ConfigMap) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	return sorted
 }
 
 // IsDataFile reports whether a file of this name is policy data (.yaml,
@@ -96,34 +117,31 @@ func MergeData(base, over map[string]any) map[string]any {
 // returned among skipped.
 func OverlayData(base map[string]any, cms []corev1.ConfigMap) (data map[string]any, skipped []error) {
 	data = base
-	var pending map[string]any // the current ConfigMap's data
-	var current *corev1.ConfigMap
-	var bad error
-	flush := func() {
-		if current != nil {
-			if bad != nil {
-				skipped = append(skipped, bad)
-			} else {
-				data = MergeData(data, pending)
-			}
-		}
-		pending, bad = map[string]any{}, nil
-	}
-	for _, f := range ConfigMapFiles(cms) {
-		if f.ConfigMap != current {
-			flush()
-			current = f.ConfigMap
-		}
-		if !IsDataFile(f.Key) || bad != nil {
-			continue
-		}
-		d, err := ParseData(f.Key, f.Content(), f.Source())
+	for _, cm := range sortedConfigMaps(cms) {
+		d, err := configMapData(&cm)
 		if err != nil {
-			bad = err
+			skipped = append(skipped, err)
 			continue
 		}
-		pending = MergeData(pending, d)
+		data = MergeData(data, d)
 	}
-	flush()
 	return data, skipped
+}
+
+// configMapData is the policy data of one ConfigMap's data files, merged
+// in key order.
+func configMapData(cm *corev1.ConfigMap) (map[string]any, error) {
+	out := map[string]any{}
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
+		if !IsDataFile(k) {
+			continue
+		}
+		f := ConfigMapFile{ConfigMap: cm, Key: k}
+		d, err := ParseData(k, f.Content(), f.Source())
+		if err != nil {
+			return nil, err
+		}
+		out = MergeData(out, d)
+	}
+	return out, nil
 }

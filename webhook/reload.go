@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
@@ -86,11 +87,11 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 	}
 	modules, err := r.load(ctx, cms)
 	if err == nil {
-		metrics.PolicyReloads.WithLabelValues("ok").Inc()
+		metrics.PolicyReloads.WithLabelValues(policies.StatusOK).Inc()
 		metrics.PolicyBundleOK.Set(1)
 		r.loaded.Store(true)
 		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms))
-		return nil, r.annotate(ctx, cms, cms, "ok")
+		return nil, r.annotate(ctx, cms, cms, policies.StatusOK)
 	}
 	metrics.PolicyReloads.WithLabelValues("error").Inc()
 	metrics.PolicyBundleOK.Set(0)
@@ -106,14 +107,14 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 		culprits, note = left, "policy bundle rejected; started without this ConfigMap: %v"
 		r.loaded.Store(true)
 		log.Error(err, "policy bundle rejected at start; serving the defaults and the ConfigMaps that compile", "configMaps", names(kept), "leftOut", names(left))
-		failed = r.annotate(ctx, kept, kept, "ok")
+		failed = r.annotate(ctx, kept, kept, policies.StatusOK)
 	} else {
 		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
 	}
 	for i := range culprits {
 		r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", note, err)
 	}
-	return err, errors.Join(failed, r.annotate(ctx, culprits, culprits, "error: "+truncate(err.Error(), 1000)))
+	return err, errors.Join(failed, r.annotate(ctx, culprits, culprits, policies.StatusRejected(truncate(err.Error(), 1000))))
 }
 
 // load compiles the defaults overlaid with cms and loads the bundle,

@@ -48,7 +48,7 @@ func TestTheControllerFollowsThePolicyConflictTable(t *testing.T) {
 		t.Fatalf("holders = %q, want both DataLoads", got)
 	}
 
-	cm.Annotations = map[string]string{policies.StatusAnnotation: "error: 1 error occurred: a module of it does not compile"}
+	cm.Annotations = map[string]string{policies.StatusAnnotation: policies.StatusRejected("1 error occurred: a module of it does not compile")}
 	if err := env.Client.Update(ctx, cm); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,7 +25,7 @@ type Table struct {
 }
 
 // For returns the kinds that block kind. A policy ConfigMap the webhook
-// reports it rejected (its status annotation says "error: …") is left out,
+// reports it rejected (policies.Rejected) is left out,
 // as the webhook serves without it, and so is one whose data does not
 // parse.
 func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
@@ -37,7 +36,7 @@ func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
 			return nil, fmt.Errorf("reading the policy ConfigMaps of %s for the operation conflict table: %w", ns, err)
 		}
 		for _, cm := range list.Items {
-			if !strings.HasPrefix(cm.Annotations[policies.StatusAnnotation], "error: ") {
+			if !policies.Rejected(&cm) {
 				cms = append(cms, cm)
 			}
 		}
