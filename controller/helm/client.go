@@ -139,16 +139,16 @@ func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.
 }
 
 func (c *Client) upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
-	latest, err := c.Latest(name)
+	history, err := c.history(name)
 	if err != nil {
 		return nil, err
 	}
-	if latest != nil && sameChartName(latest.Chart, d.Chart) {
-		if _, err := c.recoverStale(latest); err != nil {
+	if len(history) > 0 && sameChartName(history[0].Chart, d.Chart) {
+		if _, err := c.recoverStale(history[0]); err != nil {
 			return nil, err
 		}
 	}
-	if err := c.trustStored(name); err != nil { // stored.go
+	if err := c.trustStored(name, history); err != nil { // stored.go
 		return nil, err
 	}
 	up := action.NewUpgrade(c.cfg)
@@ -169,7 +169,11 @@ func (c *Client) Rollback(name string) error {
 }
 
 func (c *Client) rollback(name string) error {
-	if err := c.trustStored(name); err != nil {
+	history, err := c.history(name)
+	if err != nil {
+		return err
+	}
+	if err := c.trustStored(name, history); err != nil {
 		return err
 	}
 	rb := action.NewRollback(c.cfg)
@@ -186,7 +190,11 @@ func (c *Client) Uninstall(name string) error {
 }
 
 func (c *Client) uninstall(name string) error {
-	if err := c.trustStored(name); err != nil {
+	history, err := c.history(name)
+	if err != nil {
+		return err
+	}
+	if err := c.trustStored(name, history); err != nil {
 		return err
 	}
 	un := action.NewUninstall(c.cfg)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"helm.sh/helm/v3/pkg/release"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -19,13 +20,9 @@ import (
 // and writes the record back: Helm then touches only what the engine's
 // chart could have created.
 
-// trustStored sanitises the records of the named release (see above) and
-// logs each object it dropped.
-func (c *Client) trustStored(name string) error {
-	history, err := c.history(name)
-	if err != nil {
-		return err
-	}
+// trustStored sanitises the records of the named release, its history
+// as just read (see above), and logs each object it dropped.
+func (c *Client) trustStored(name string, history []*release.Release) error {
 	g := c.guard().(guard)
 	for _, rel := range history {
 		kept, dropped, err := g.filter(rel.Manifest)

@@ -43,7 +43,9 @@ func TestStoredRecordsNameOnlyTheReleasesObjects(t *testing.T) {
 			case "uninstall":
 				// Uninstall purges the records: sanitise them as it does
 				// and look before they go.
-				err = c.trustStored("logs")
+				if history, err = c.history("logs"); err == nil {
+					err = c.trustStored("logs", history)
+				}
 			}
 			if err != nil {
 				t.Fatal(err)
