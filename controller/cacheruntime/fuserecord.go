@@ -51,14 +51,13 @@ func (r *Reconciler) recordFuse(ctx context.Context, s *scope, c *chart.Chart, d
 	}
 	record := datav1alpha1.FuseRecord(r.FuseRecords, s.rt, tmpl)
 	record.Annotations[annotationRecordOf] = digest
-	if !found {
-		if err := r.Client.Create(ctx, record); err != nil {
-			return fmt.Errorf("recording the FUSE template of %s in %s: %w", s.obs.dataset, key, err)
-		}
-		return nil
+	if found {
+		record.ResourceVersion = stored.ResourceVersion
+		err = r.Client.Update(ctx, record)
+	} else {
+		err = r.Client.Create(ctx, record)
 	}
-	record.ResourceVersion = stored.ResourceVersion
-	if err := r.Client.Update(ctx, record); err != nil {
+	if err != nil {
 		return fmt.Errorf("recording the FUSE template of %s in %s: %w", s.obs.dataset, key, err)
 	}
 	return nil
