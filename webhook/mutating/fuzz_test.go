@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	evanjsonpatch "github.com/evanphx/json-patch/v5"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/sluice-data/sluice/webhook/internal/podpatch"
 )
 
 // FuzzAdmissionReview feeds arbitrary Pod JSON through the handler. It must
@@ -60,17 +61,9 @@ func FuzzAdmissionReview(f *testing.F) {
 		if !resp.Allowed || len(resp.Patches) == 0 {
 			return
 		}
-		patchJSON, err := json.Marshal(resp.Patches)
+		patched, err := podpatch.Apply(raw, resp.Patches)
 		if err != nil {
 			t.Fatal(err)
-		}
-		patch, err := evanjsonpatch.DecodePatch(patchJSON)
-		if err != nil {
-			t.Fatalf("invalid patch %s: %v", patchJSON, err)
-		}
-		patched, err := patch.Apply(raw)
-		if err != nil {
-			t.Fatalf("patch %s does not apply to %s: %v", patchJSON, raw, err)
 		}
 		pod := &corev1.Pod{}
 		if err := json.Unmarshal(patched, pod); err != nil {

@@ -4,27 +4,18 @@ import (
 	"encoding/json"
 	"testing"
 
-	evanjsonpatch "github.com/evanphx/json-patch/v5"
 	"gomodules.xyz/jsonpatch/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// apply applies ops, in order, to doc.
+// apply applies ops, in order, to doc (Apply).
 func apply(t *testing.T, name string, doc []byte, ops []jsonpatch.JsonPatchOperation) []byte {
 	t.Helper()
-	raw, err := json.Marshal(ops)
+	out, err := Apply(doc, ops)
 	if err != nil {
-		t.Fatal(err)
-	}
-	patch, err := evanjsonpatch.DecodePatch(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := patch.Apply(doc)
-	if err != nil {
-		t.Fatalf("%s: patch %s does not apply to %s: %v", name, raw, doc, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return out
 }
@@ -32,13 +23,9 @@ func apply(t *testing.T, name string, doc []byte, ops []jsonpatch.JsonPatchOpera
 // checkApplies checks that ops turn from into a Pod semantically equal to to.
 func checkApplies(t *testing.T, name string, from, to *corev1.Pod, ops []jsonpatch.JsonPatchOperation) {
 	t.Helper()
-	doc, err := json.Marshal(from)
+	got, err := ApplyToPod(from, ops)
 	if err != nil {
-		t.Fatal(err)
-	}
-	got := &corev1.Pod{}
-	if err := json.Unmarshal(apply(t, name, doc, ops), got); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	if !equality.Semantic.DeepEqual(got, to) {
 		t.Fatalf("%s: the patch turns the Pod into\n%+v\nwant\n%+v", name, got.Spec, to.Spec)
