@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	mount "k8s.io/mount-utils"
 )
 
 // DriverName is the CSI driver Sluice serves, Fluid's.
@@ -23,8 +21,8 @@ type Config struct {
 	NodeID string
 	// Endpoint is where gRPC is served, e.g. unix:///csi/csi.sock.
 	Endpoint string
-	// Mounter performs mounts; mount.New("") on a real node.
-	Mounter mount.Interface
+	// Mounter performs mounts; NewSyscallMounter() on a real node.
+	Mounter Mounter
 	// Labeler sets and removes node labels; nil disables lazy FUSE labels.
 	Labeler NodeLabeler
 	// StateDir keeps what NodeStageVolume learned, for NodeUnstageVolume.

@@ -2,11 +2,24 @@ package csi
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 
 	"golang.org/x/sys/unix"
 	mount "k8s.io/mount-utils"
 )
+
+// Mounter is mount-utils' interface plus bind mounts of open directories,
+// which is how NodePublishVolume and recovery mount a dataset (audit N2).
+type Mounter interface {
+	mount.Interface
+	// BindDir bind-mounts dir, a directory opened with O_PATH, at target,
+	// read-only when asked. The mount takes dir itself (through
+	// /proc/self/fd in this process), never a path walked again, so it
+	// must be done by this process, not by a mount program it runs.
+	BindDir(dir *os.File, target string, readOnly bool) error
+}
 
 // SyscallMounter is mount-utils' Linux mounter with bind mounts and
 // unmounts done by mount(2) and umount(2) instead of running the mount and
@@ -43,6 +56,25 @@ func (m *SyscallMounter) Mount(source, target, fstype string, options []string) 
 func (m *SyscallMounter) Unmount(target string) error {
 	if err := unix.Unmount(target, 0); err != nil {
 		return fmt.Errorf("unmounting %s: %w", target, err)
+	}
+	return nil
+}
+
+// BindDir implements Mounter with mount(2) in this process: the source
+// /proc/self/fd/<n> is the magic link of dir, which the kernel follows to
+// dir's own dentry and mount, walking no path of the dataset again.
+func (m *SyscallMounter) BindDir(dir *os.File, target string, readOnly bool) error {
+	source := fmt.Sprintf("/proc/self/fd/%d", dir.Fd())
+	err := unix.Mount(source, target, "", unix.MS_BIND, "")
+	runtime.KeepAlive(dir)
+	if err != nil {
+		return fmt.Errorf("bind-mounting %s at %s: %w", dir.Name(), target, err)
+	}
+	if readOnly {
+		if err := unix.Mount("", target, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+			_ = unix.Unmount(target, 0)
+			return fmt.Errorf("making the bind mount at %s read-only: %w", target, err)
+		}
 	}
 	return nil
 }

@@ -156,9 +156,10 @@ func (d *Driver) shouldClean(ctx context.Context, st stagedVolume) (bool, error)
 }
 
 // NodePublishVolume implements csi.NodeServer: it waits until fluid_path is
-// a live FUSE mount, checks the sub-path (it must exist, and lead nowhere
-// outside the FUSE mount: publishSource), and bind-mounts
-// fluid_path[/fluid_sub_path] at the target, read-only when asked.
+// a live FUSE mount, opens fluid_path[/fluid_sub_path] beneath the FUSE
+// root with no symbolic link followed (openSource: it must exist and be a
+// directory), and bind-mounts that open directory at the target, read-only
+// when asked.
 func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
 	id, target := req.GetVolumeId(), req.GetTargetPath()
 	switch {
@@ -185,10 +186,8 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	}
 	defer d.targets.unlock(target)
 
-	source := fluidPath
-	if sub := vc[datav1alpha1.VolumeAttrSubPath]; sub != "" {
-		source = filepath.Join(fluidPath, filepath.Clean("/"+sub))
-	}
+	sub := cleanSubPath(vc[datav1alpha1.VolumeAttrSubPath])
+	source := filepath.Join(fluidPath, sub)
 	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
 	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
 		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey]}
@@ -200,21 +199,15 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	if err := d.waitForFuse(ctx, fluidPath); err != nil {
 		return nil, err
 	}
-	real, err := publishSource(fluidPath, source)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil, status.Errorf(codes.FailedPrecondition, "the dataset's sub-path %s is not there: %v", source, err)
-	case err != nil:
-		return nil, status.Errorf(codes.FailedPrecondition, "NodePublishVolume: volume %s: %v", id, err)
+	dir, err := openSource(d.cfg.FuseRoot, fluidPath, sub)
+	if err != nil {
+		return nil, sourceStatus(id, err)
 	}
+	defer dir.Close()
 	if err := os.MkdirAll(target, 0o750); err != nil {
 		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
 	}
-	opts := []string{"bind"}
-	if readOnly {
-		opts = append(opts, "ro")
-	}
-	if err := d.cfg.Mounter.Mount(real, target, "", opts); err != nil {
+	if err := d.cfg.Mounter.BindDir(dir, target, readOnly); err != nil {
 		return nil, status.Errorf(codes.Internal, "bind-mounting %s at %s: %v", source, target, err)
 	}
 	if err := d.savePublished(rec); err != nil {

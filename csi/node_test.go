@@ -38,9 +38,21 @@ func (f *fakeLabeler) RemoveLabel(_ context.Context, _, key string) error {
 	return nil
 }
 
+// fakeMounter is mount-utils' fake mounter, recording BindDir as a bind
+// mount of the directory's name.
+type fakeMounter struct{ *mount.FakeMounter }
+
+func (f fakeMounter) BindDir(dir *os.File, target string, readOnly bool) error {
+	opts := []string{"bind"}
+	if readOnly {
+		opts = append(opts, "ro")
+	}
+	return f.Mount(dir.Name(), target, "", opts)
+}
+
 func newTestDriver(t *testing.T, m *mount.FakeMounter, l NodeLabeler) *Driver {
 	t.Helper()
-	d, err := New(Config{NodeID: "n1", Endpoint: "unix:///tmp/x.sock", Mounter: m, Labeler: l, StateDir: t.TempDir(), FuseRoot: os.TempDir(),
+	d, err := New(Config{NodeID: "n1", Endpoint: "unix:///tmp/x.sock", Mounter: fakeMounter{m}, Labeler: l, StateDir: t.TempDir(), FuseRoot: os.TempDir(),
 		PublishTimeout: 100 * time.Millisecond, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -79,23 +79,31 @@ func (d *Driver) Recover(ctx context.Context) int {
 	return repaired
 }
 
+// rebind replaces the mounts at p.Target by a bind mount of p's source.
+// The record is read from disk, and the FUSE program that restarted may
+// serve other symbolic links: the source is opened again as
+// NodePublishVolume opens it (openSource), and the open directory is
+// mounted. A source that cannot be opened leaves the target as it was.
 func (d *Driver) rebind(p published) error {
+	if err := checkFluidPath(d.cfg.FuseRoot, p.FluidPath); err != nil {
+		return err
+	}
+	sub, err := subPathOf(p)
+	if err != nil {
+		return err
+	}
+	dir, err := openSource(d.cfg.FuseRoot, p.FluidPath, sub)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
 	if err := d.unmountAll(p.Target); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(p.Target, 0o750); err != nil {
 		return err
 	}
-	opts := []string{"bind"}
-	if p.ReadOnly {
-		opts = append(opts, "ro")
-	}
-	// The FUSE program that restarted may serve other symbolic links.
-	src, err := publishSource(p.FluidPath, p.Source)
-	if err != nil {
-		return err
-	}
-	return d.cfg.Mounter.Mount(src, p.Target, "", opts)
+	return d.cfg.Mounter.BindDir(dir, p.Target, p.ReadOnly)
 }
 
 func (d *Driver) event(p published, eventType, reason, msg string) {

@@ -32,7 +32,7 @@ func (d *Driver) alreadyPublished(want published) (*csi.NodePublishVolumeRespons
 		}
 		return &csi.NodePublishVolumeResponse{}, nil
 	}
-	if !sameDirectory(want.Target, want.Source) {
+	if !d.publishes(want) {
 		return nil, status.Errorf(codes.AlreadyExists,
 			"NodePublishVolume: %s is a mount point, but not of %s (volume %s), and Sluice has no record of publishing it",
 			want.Target, want.Source, want.VolumeID)
@@ -59,13 +59,23 @@ func (d *Driver) loadPublished(target string) (published, bool, error) {
 	return p, true, nil
 }
 
-// sameDirectory says whether a and b are the same directory (device and
-// inode): a bind mount's target is its source's directory.
-func sameDirectory(a, b string) bool {
-	sa, err := os.Stat(a)
+// publishes says whether the mount at want.Target is of want's source: the
+// same directory (device and inode), the source opened as NodePublishVolume
+// opens it (openSource), so that no symbolic link in the dataset decides.
+func (d *Driver) publishes(want published) bool {
+	sub, err := subPathOf(want)
 	if err != nil {
 		return false
 	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
+	dir, err := openSource(d.cfg.FuseRoot, want.FluidPath, sub)
+	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	st, err := os.Stat(want.Target)
+	if err != nil {
+		return false
+	}
+	sd, err := dir.Stat()
+	return err == nil && os.SameFile(st, sd)
 }
