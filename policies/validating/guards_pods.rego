@@ -5,9 +5,19 @@
 # or validating.guards["*"] (guards.rego):
 #   reservedTaints     taint keys no spec may tolerate; a toleration of
 #                      every taint (operator Exists, no key) tolerates them
-#   processPrivileges  what a DataProcess's pod may ask for: hostNetwork,
-#                      hostPID, hostIPC, privileged, "capability <NAME>"
-#                      ("capability *" for every capability)
+#   processPrivileges  what a DataProcess's pod may ask for of the node
+#                      (webhook/validating/guards_podspec.go judges every
+#                      PodSpec field that reaches it): nodeName, hostNetwork,
+#                      hostPID, hostIPC, hostPort, probeHost, privileged,
+#                      allowPrivilegeEscalation, seLinuxOptions, hostProcess,
+#                      "procMount Unmasked", "seccompProfile Unconfined",
+#                      "appArmorProfile Unconfined", and by name
+#                      "capability <NAME>", "sysctl <NAME>",
+#                      "runtimeClass <NAME>", "volume <type>" (a volume type
+#                      other than configMap, secret, downwardAPI, projected,
+#                      emptyDir, persistentVolumeClaim, ephemeral and
+#                      hostPath, e.g. "volume nfs"); "<kind> *" allows every
+#                      name of a kind
 # Node affinity is not judged: taints are what fence nodes off, and a pod
 # that does not tolerate a node's taints is not placed there whatever its
 # affinity.
@@ -38,9 +48,12 @@ deny contains deny_at("toleration", v.path, msg) if {
 
 privilege_allowed(p) if p in guard_list("processPrivileges")
 
+named_privileges := {"capability", "sysctl", "runtimeClass", "volume"}
+
 privilege_allowed(p) if {
-	startswith(p, "capability ")
-	"capability *" in guard_list("processPrivileges")
+	some kind in named_privileges
+	startswith(p, sprintf("%s ", [kind]))
+	sprintf("%s *", [kind]) in guard_list("processPrivileges")
 }
 
 deny contains deny_at("process-privilege", v.path, msg) if {

@@ -66,6 +66,56 @@ test_process_privileges_can_be_allowed_per_namespace if {
 	count(guarded(d)) == 0
 }
 
+# Audit N13: every host-reaching field of the pod spec is a privilege
+# (webhook/validating/guards_podspec.go), denied by default.
+node_reaching := [
+	gv("spec.processor.job.podSpec.nodeName", "nodeName"),
+	gv("spec.processor.job.podSpec.containers[0].ports[0].hostPort", "hostPort"),
+	gv("spec.processor.job.podSpec.initContainers[0].securityContext.seLinuxOptions", "seLinuxOptions"),
+	gv("spec.processor.job.podSpec.containers[0].securityContext.procMount", "procMount Unmasked"),
+	gv("spec.processor.job.podSpec.securityContext.seccompProfile.type", "seccompProfile Unconfined"),
+	gv("spec.processor.job.podSpec.containers[0].securityContext.appArmorProfile.type", "appArmorProfile Unconfined"),
+	gv("spec.processor.job.podSpec.containers[0].securityContext.allowPrivilegeEscalation", "allowPrivilegeEscalation"),
+	gv("spec.processor.job.podSpec.securityContext.sysctls[0]", "sysctl kernel.msgmax"),
+	gv("spec.processor.job.podSpec.runtimeClassName", "runtimeClass runc-debug"),
+	gv("spec.processor.job.podSpec.volumes[0].nfs", "volume nfs"),
+	gv("spec.processor.job.podSpec.containers[0].livenessProbe.httpGet.host", "probeHost"),
+	gv("spec.processor.job.podSpec.ephemeralContainers[0].securityContext.windowsOptions.hostProcess", "hostProcess"),
+]
+
+test_every_node_reaching_field_is_denied_naming_it if {
+	d := guarded(denials("DataProcess", {"privileges": node_reaching}))
+	rules_of(d) == {"process-privilege"}
+	count(d) == count(node_reaching)
+	every v in node_reaching {
+		some x in d
+		startswith(x.message, sprintf("%s: %s is not allowed for DataProcess pods in namespace %q (allowed: none; policy data validating.guards.processPrivileges)", [v.path, v.value, "team-a"]))
+	}
+}
+
+test_node_reaching_fields_can_be_allowed_by_name_or_kind if {
+	allowed := [
+		"nodeName", "hostPort", "seLinuxOptions", "procMount Unmasked", "seccompProfile Unconfined", "appArmorProfile Unconfined",
+		"allowPrivilegeEscalation", "sysctl *", "runtimeClass runc-debug", "volume nfs", "probeHost", "hostProcess",
+	]
+	d := validating.decision.deny with input as guard_input("DataProcess", {"privileges": node_reaching})
+		with data.sluice.config as team_a("processPrivileges", allowed)
+	count(guarded(d)) == 0
+}
+
+test_a_named_privilege_allows_that_name_only if {
+	d := validating.decision.deny with input as guard_input("DataProcess", {"privileges": [
+		gv("spec.processor.job.podSpec.volumes[0].nfs", "volume nfs"),
+		gv("spec.processor.job.podSpec.volumes[1].iscsi", "volume iscsi"),
+		gv("spec.processor.job.podSpec.runtimeClassName", "runtimeClass kata"),
+	]})
+		with data.sluice.config as team_a("processPrivileges", ["volume nfs", "runtimeClass runc-debug", "capability *"])
+	{x.message | some x in guarded(d)} == {
+		`spec.processor.job.podSpec.volumes[1].iscsi: volume iscsi is not allowed for DataProcess pods in namespace "team-a" (allowed: capability *, runtimeClass runc-debug, volume nfs; policy data validating.guards.processPrivileges)`,
+		`spec.processor.job.podSpec.runtimeClassName: runtimeClass kata is not allowed for DataProcess pods in namespace "team-a" (allowed: capability *, runtimeClass runc-debug, volume nfs; policy data validating.guards.processPrivileges)`,
+	}
+}
+
 test_a_process_pods_host_path_is_denied if {
 	d := guarded(denials("DataProcess", {"hostPathVolumes": [gv("spec.processor.job.podSpec.volumes[0].hostPath", "/var/lib/kubelet")]}))
 	rules_of(d) == {"host-path-volume"}

@@ -31,7 +31,8 @@ func localLocation(field, uri string) []GuardValue {
 
 // operationGuards adds what a data operation's pods could reach the node
 // with: local:// locations (host directories the Job mounts), tolerations,
-// and a DataProcess's pod: its hostPath volumes and host privileges.
+// and a DataProcess's pod: its volumes, its pod spec's host privileges and
+// the security annotations of its pod metadata (guards_podspec.go).
 func operationGuards(obj client.Object, f *GuardFacts) {
 	switch op := obj.(type) {
 	case *datav1alpha1.DataBackup:
@@ -49,8 +50,9 @@ func operationGuards(obj client.Object, f *GuardFacts) {
 	case *datav1alpha1.DataLoad:
 		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", op.Spec.Tolerations)...)
 	case *datav1alpha1.DataProcess:
+		securityAnnotations("spec.processor.podMetadata.annotations", op.Spec.Processor.PodMetadata.Annotations, f)
 		if s := op.Spec.Processor.Script; s != nil {
-			f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.processor.script.volumes", s.Volumes)...)
+			volumeGuards("spec.processor.script.volumes", s.Volumes, f)
 		}
 		if j := op.Spec.Processor.Job; j != nil && j.PodSpec != nil {
 			podGuards("spec.processor.job.podSpec", j.PodSpec, f)
@@ -67,42 +69,4 @@ func hostPaths(field string, volumes []corev1.Volume) []GuardValue {
 		}
 	}
 	return out
-}
-
-// podGuards adds a user-written pod spec's hostPath volumes, tolerations
-// and host privileges: hostNetwork, hostPID, hostIPC, and each
-// container's privileged, allowPrivilegeEscalation and added capabilities
-// (Value "capability <NAME>").
-func podGuards(field string, spec *corev1.PodSpec, f *GuardFacts) {
-	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths(field+".volumes", spec.Volumes)...)
-	f.Tolerations = append(f.Tolerations, tolerationValues(field+".tolerations", spec.Tolerations)...)
-	for _, host := range []struct {
-		name string
-		on   bool
-	}{{"hostNetwork", spec.HostNetwork}, {"hostPID", spec.HostPID}, {"hostIPC", spec.HostIPC}} {
-		if host.on {
-			f.Privileges = append(f.Privileges, GuardValue{Path: field + "." + host.name, Value: host.name})
-		}
-	}
-	for _, group := range []struct {
-		kind string
-		cs   []corev1.Container
-	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
-		kind := group.kind
-		for i, c := range group.cs {
-			sc := c.SecurityContext
-			if sc == nil {
-				continue
-			}
-			at := fmt.Sprintf("%s.%s[%d].securityContext", field, kind, i)
-			if sc.Privileged != nil && *sc.Privileged {
-				f.Privileges = append(f.Privileges, GuardValue{Path: at + ".privileged", Value: "privileged"})
-			}
-			if sc.Capabilities != nil {
-				for j, cp := range sc.Capabilities.Add {
-					f.Privileges = append(f.Privileges, GuardValue{Path: fmt.Sprintf("%s.capabilities.add[%d]", at, j), Value: "capability " + string(cp)})
-				}
-			}
-		}
-	}
 }
