@@ -44,6 +44,8 @@ type Client struct {
 	// actions are the releases an action of this Client holds
 	// (inflight.go); shared by the copies knowing makes.
 	actions *inFlight
+	// good is what a rollback restores (lastgood.go); shared likewise.
+	good *lastGood
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -56,7 +58,7 @@ func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log 
 	if kc, ok := cfg.KubeClient.(*kube.Client); ok {
 		cfg.KubeClient = &probedKube{Client: kc, ttl: reachableFor}
 	}
-	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}}, nil
+	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}, good: &lastGood{}}, nil
 }
 
 // NewMemoryClient returns a Client that keeps releases in memory and only
@@ -75,11 +77,14 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 		namespace: namespace,
 		Timeout:   time.Minute,
 		actions:   &inFlight{},
+		good:      &lastGood{},
 	}
 }
 
 // Store records a release as if Helm had installed it, for tests (with
-// NewMemoryClient) that need a release in a given state.
+// NewMemoryClient) that need a release in a given state; controllers act
+// on releases only through the actions that check whose they are
+// (owner.go).
 func (c *Client) Store(rel *release.Release) error { return c.cfg.Releases.Create(rel) }
 
 // Latest returns the latest revision of a release, or nil if there is none.
@@ -107,7 +112,8 @@ func (c *Client) history(name string) ([]*release.Release, error) {
 	return history, nil
 }
 
-// Install installs a release.
+// Install installs a release; Helm refuses a name in use, whoever's
+// release it is.
 func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	return holding(c, name, func() (*release.Release, error) { return c.install(ctx, name, d) })
 }
@@ -120,20 +126,23 @@ func (c *Client) install(ctx context.Context, name string, d Desired) (*release.
 	// check would download and parse the cluster's whole OpenAPI document
 	// on every install, which dominated the cost of binding a Dataset.
 	in.DisableOpenAPIValidation = true
-	in.Labels = c.writerLabels()
+	in.Labels = c.labels(d) // owner.go
 	rel, err := in.RunWithContext(ctx, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("installing release %s: %w", name, err)
 	}
+	c.good.remember(name, d)
 	return rel, nil
 }
 
 // Upgrade upgrades a release to the desired chart and values (the values
-// replace the old ones: no reuse or reset). A latest record of the chart
-// that its process abandoned while pending (stale.go) is marked failed
-// first, so the upgrade takes over from it; one in progress is refused.
-// Like Rollback and Uninstall, it first drops from the stored records what
-// the release could not have created (stored.go).
+// replace the old ones: no reuse or reset). A release that is not the
+// desired one's (another chart, another owner: owner.go) is refused with a
+// *ForeignError. A latest record that its process abandoned while pending
+// (stale.go) is marked failed first, so the upgrade takes over from it;
+// one in progress is refused. Like every action on a release, it first
+// drops from the stored records what the release could not have created
+// (stored.go).
 func (c *Client) Upgrade(ctx context.Context, name string, d Desired) (*release.Release, error) {
 	return holding(c, name, func() (*release.Release, error) { return c.upgrade(ctx, name, d) })
 }
@@ -143,11 +152,20 @@ func (c *Client) upgrade(ctx context.Context, name string, d Desired) (*release.
 	if err != nil {
 		return nil, err
 	}
-	if len(history) > 0 && sameChartName(history[0].Chart, d.Chart) {
+	if err := checkOwner(name, history, d.owner()); err != nil {
+		return nil, err
+	}
+	if len(history) > 0 {
 		if _, err := c.recoverStale(history[0]); err != nil {
 			return nil, err
 		}
 	}
+	return c.upgradeTo(ctx, name, d, history, "")
+}
+
+// upgradeTo runs Helm's upgrade of a release that is d's (history as just
+// read; description, when not "", replaces Helm's).
+func (c *Client) upgradeTo(ctx context.Context, name string, d Desired, history []*release.Release, description string) (*release.Release, error) {
 	if err := c.trustStored(name, history); err != nil { // stored.go
 		return nil, err
 	}
@@ -155,72 +173,95 @@ func (c *Client) upgrade(ctx context.Context, name string, d Desired) (*release.
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
 	up.PostRenderer, up.DisableHooks = c.guard(), true
-	up.Labels = c.writerLabels()
+	up.Labels, up.Description = c.labels(d), description
+	// The failed revision an upgrade starts from, read before Helm
+	// changes it.
+	fromFailed := 0
+	if len(history) > 0 && history[0].Info != nil && history[0].Info.Status == release.StatusFailed {
+		fromFailed = history[0].Version
+	}
 	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("upgrading release %s: %w", name, err)
 	}
+	c.good.remember(name, d)
+	// Helm's upgrade supersedes the revision it upgraded from: a failed
+	// one, when none was deployed. It stays failed, as after Helm's
+	// rollback, so that it still counts as a failed attempt (retry.go).
+	if fromFailed > 0 {
+		if err := c.keepFailed(name, fromFailed); err != nil {
+			return rel, err
+		}
+	}
 	return rel, nil
 }
 
-// Rollback rolls a release back to its previous revision.
-func (c *Client) Rollback(name string) error {
-	return hold(c, name, func() error { return c.rollback(name) })
-}
-
-func (c *Client) rollback(name string) error {
-	history, err := c.history(name)
-	if err != nil {
-		return err
+// keepFailed marks a failed revision that an upgrade superseded failed
+// again.
+func (c *Client) keepFailed(name string, version int) error {
+	rel, err := c.cfg.Releases.Get(name, version)
+	if err != nil || rel.Info == nil || rel.Info.Status != release.StatusSuperseded {
+		return nil // gone (MaxHistory) or not superseded: nothing to keep
 	}
-	if err := c.trustStored(name, history); err != nil {
-		return err
-	}
-	rb := action.NewRollback(c.cfg)
-	rb.Timeout, rb.MaxHistory, rb.DisableHooks = c.Timeout, MaxHistory, true // hooks never passed the guard
-	if err := rb.Run(name); err != nil {
-		return fmt.Errorf("rolling back release %s: %w", name, err)
+	rel.Info.Status = release.StatusFailed
+	if err := c.cfg.Releases.Update(rel); err != nil {
+		return fmt.Errorf("recording revision %d of release %s as failed again after an upgrade from it: %w", version, name, err)
 	}
 	return nil
 }
 
-// Uninstall removes a release; an absent release is not an error.
-func (c *Client) Uninstall(name string) error {
-	return hold(c, name, func() error { return c.uninstall(name) })
+// rollback restores a failed release (latest record first in history) to
+// the chart and values this process last deployed for it, by an upgrade
+// that renders them afresh through the guard: nothing stored is applied
+// (lastgood.go). It reports false, and does nothing, when this process
+// knows no good chart and values of the release's own, or they are not
+// of the release's owner.
+func (c *Client) rollback(ctx context.Context, name string, history []*release.Release) (bool, error) {
+	good, ok := c.good.get(name)
+	if !ok || len(history) == 0 || good.owner().foreign(history[0]) != "" {
+		return false, nil
+	}
+	description := fmt.Sprintf("Rollback of revision %d to the last good chart and values this controller deployed, rendered afresh", history[0].Version)
+	if _, err := c.upgradeTo(ctx, name, good, history, description); err != nil {
+		return false, fmt.Errorf("rolling back release %s: %w", name, err)
+	}
+	return true, nil
 }
 
-func (c *Client) uninstall(name string) error {
-	history, err := c.history(name)
-	if err != nil {
-		return err
-	}
+// UninstallChart removes a release of the named chart that names no
+// owner (UninstallOwned).
+func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
+	return c.UninstallOwned(name, Owner{Charts: []string{chart}})
+}
+
+// UninstallOwned removes a release that is o's (owner.go); an absent one
+// is no error. Someone else's (another chart, another owner) is left, and
+// foreign reports that one remains.
+func (c *Client) UninstallOwned(name string, o Owner) (foreign bool, err error) {
+	return holding(c, name, func() (bool, error) {
+		history, err := c.history(name)
+		if err != nil || len(history) == 0 {
+			return false, err
+		}
+		if o.foreign(history[0]) != "" {
+			return true, nil
+		}
+		return false, c.uninstall(name, history)
+	})
+}
+
+// uninstall removes a release that is the caller's (history as just read).
+func (c *Client) uninstall(name string, history []*release.Release) error {
 	if err := c.trustStored(name, history); err != nil {
 		return err
 	}
 	un := action.NewUninstall(c.cfg)
-	un.Timeout, un.DisableHooks = c.Timeout, true // as in Rollback
+	un.Timeout, un.DisableHooks = c.Timeout, true // hooks never passed the guard
 	if _, err := un.Run(name); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return fmt.Errorf("uninstalling release %s: %w", name, err)
 	}
+	c.good.forget(name)
 	return nil
-}
-
-// UninstallChart removes a release of the named chart; a release of
-// another chart (someone else's with the same name) is left, and foreign
-// reports that one remains.
-func (c *Client) UninstallChart(name, chart string) (foreign bool, err error) {
-	return holding(c, name, func() (bool, error) { return c.uninstallChart(name, chart) })
-}
-
-func (c *Client) uninstallChart(name, chart string) (foreign bool, err error) {
-	rel, err := c.Latest(name)
-	if err != nil || rel == nil {
-		return false, err
-	}
-	if rel.Chart != nil && rel.Chart.Metadata != nil && rel.Chart.Metadata.Name != chart {
-		return true, nil
-	}
-	return false, c.uninstall(name)
 }
 
 // deploys reports whether an action deploys the desired chart and values.
@@ -250,7 +291,7 @@ func (c *Client) ensure(ctx context.Context, name string, d Desired) (State, Act
 	var rel *release.Release
 	if len(history) > 0 {
 		rel = history[0]
-		if sameChartName(rel.Chart, d.Chart) {
+		if d.owner().foreign(rel) == "" {
 			if _, err := c.recoverStale(rel); err != nil {
 				return Pending, ActionWait, err
 			}
@@ -258,6 +299,9 @@ func (c *Client) ensure(ctx context.Context, name string, d Desired) (State, Act
 	}
 	state := Classify(rel, d)
 	act := Next(state, rel)
+	if state == InSync {
+		c.good.remember(name, d)
+	}
 	// The desired chart and values failed before: the release keeps (or
 	// is rolled back to) its last good revision, and they are tried again
 	// only after a back-off, so that a spec the API server refuses does not
@@ -272,11 +316,25 @@ func (c *Client) ensure(ctx context.Context, name string, d Desired) (State, Act
 	case ActionUpgrade:
 		_, err = c.upgrade(ctx, name, d)
 	case ActionRollback:
-		if err = c.rollback(name); err == nil && retry != nil {
+		var rolled bool
+		switch rolled, err = c.rollback(ctx, name, history); {
+		case err != nil:
+		case !rolled && (retry == nil || !time.Now().Before(retry.When)):
+			// Nothing of this process's own to restore, and the desired
+			// chart and values have not failed (an abandoned record), or
+			// their back-off is over: deploy them.
+			act = ActionUpgrade
+			_, err = c.upgrade(ctx, name, d)
+		case !rolled:
+			// The release stays as the failed attempt left it until the
+			// back-off is over.
+			retry.Unrestored = true
+			act, err = ActionWait, retry
+		case retry != nil:
 			err = retry
 		}
 	case ActionReinstall:
-		if err = c.uninstall(name); err == nil {
+		if err = c.uninstall(name, history); err == nil {
 			_, err = c.install(ctx, name, d)
 		}
 	}

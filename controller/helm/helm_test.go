@@ -137,10 +137,10 @@ func TestEnsureDrivesReleases(t *testing.T) {
 	time.Sleep(2 * time.Millisecond)
 	step(v3, OutOfSync, ActionUpgrade)
 
-	if err := c.Uninstall("demo"); err != nil {
+	if _, err := c.UninstallChart("demo", "demo"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Uninstall("demo"); err != nil {
+	if _, err := c.UninstallChart("demo", "demo"); err != nil {
 		t.Fatalf("uninstalling twice: %v", err)
 	}
 }

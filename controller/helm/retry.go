@@ -33,11 +33,19 @@ type RetryAfter struct {
 	// Deployed says whether the release has a good revision to keep (else
 	// it never deployed, and is installed again).
 	Deployed bool
+	// Unrestored says that the good revision was not restored: this
+	// controller process does not know its chart and values, and the
+	// stored ones are not trusted (lastgood.go), so the release stays as
+	// the failed attempt left it.
+	Unrestored bool
 }
 
 func (e *RetryAfter) Error() string {
 	kept := "it has no good revision yet"
-	if e.Deployed {
+	switch {
+	case e.Deployed && e.Unrestored:
+		kept = "its last good revision is not restored (this controller process did not deploy it, and the stored record is not trusted), so it stays as the failed attempt left it"
+	case e.Deployed:
 		kept = "it keeps its last good revision"
 	}
 	return fmt.Sprintf("the release failed with the current spec (%d attempt(s), the last at %s: %s); %s, and the spec is tried again after %s",

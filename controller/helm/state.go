@@ -26,8 +26,9 @@ const (
 	OutOfSync State = "OutOfSync"
 	// InSync: deployed with the desired chart and values.
 	InSync State = "InSync"
-	// Foreign: a release of that name exists of another chart: someone
-	// else's, which Sluice neither upgrades nor uninstalls.
+	// Foreign: a release of that name exists of another chart, or
+	// stamped with another owner (owner.go): someone else's, which Sluice
+	// neither upgrades nor uninstalls.
 	Foreign State = "Foreign"
 )
 
@@ -49,10 +50,16 @@ const (
 	ActionNone Action = "None"
 )
 
-// Desired is the chart and values a release should have.
+// Desired is the chart and values a release should have, and whose it is.
 type Desired struct {
 	Chart  *chart.Chart
 	Values map[string]any
+	// Owner identifies the object the release belongs to (its UID): an
+	// install stamps it on the release's records (OwnerLabel), and a
+	// release whose records name another is Foreign. "" stamps none, and
+	// then only a release of another chart, or one stamped with any
+	// owner, is Foreign.
+	Owner string
 }
 
 // Classify returns the state of rel (nil: absent) against desired.
@@ -60,7 +67,7 @@ func Classify(rel *release.Release, desired Desired) State {
 	switch {
 	case rel == nil || rel.Info == nil:
 		return Absent
-	case !sameChartName(rel.Chart, desired.Chart):
+	case desired.owner().foreign(rel) != "":
 		return Foreign
 	case rel.Info.Status.IsPending():
 		return Pending
@@ -100,12 +107,6 @@ func Next(state State, rel *release.Release) Action {
 		return ActionUpgrade
 	}
 	return ActionNone
-}
-
-// sameChartName reports whether a and b are the same chart, whatever
-// their versions and templates.
-func sameChartName(a, b *chart.Chart) bool {
-	return a == nil || b == nil || a.Metadata == nil || b.Metadata == nil || a.Metadata.Name == b.Metadata.Name
 }
 
 func sameChart(a, b *chart.Chart) bool {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
 )
 
 // TestStoredRecordsNameOnlyTheReleasesObjects: a release record edited in
@@ -39,7 +41,14 @@ func TestStoredRecordsNameOnlyTheReleasesObjects(t *testing.T) {
 			case "upgrade":
 				_, err = c.Upgrade(ctx, "logs", Desired{Chart: demoChart("0.1.0"), Values: map[string]any{"replicas": 3}})
 			case "rollback":
-				err = c.Rollback("logs")
+				// A failed upgrade is what a rollback follows.
+				var history []*release.Release
+				if history, err = c.history("logs"); err == nil {
+					history[0].Info.Status = release.StatusFailed
+					if err = c.cfg.Releases.Update(history[0]); err == nil {
+						_, err = c.rollback(ctx, "logs", history)
+					}
+				}
 			case "uninstall":
 				// Uninstall purges the records: sanitise them as it does
 				// and look before they go.
@@ -63,7 +72,7 @@ func TestStoredRecordsNameOnlyTheReleasesObjects(t *testing.T) {
 				}
 			}
 			if action == "uninstall" {
-				if err := c.Uninstall("logs"); err != nil {
+				if _, err := c.UninstallChart("logs", "demo"); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -92,6 +92,11 @@ const (
 	ReasonInstalled = "Installed"
 	// ReasonReleaseFailed: Helm could not install the release; retried.
 	ReasonReleaseFailed = "ReleaseFailed"
+	// ReasonReleaseConflict: a Helm release of the operation's name exists
+	// that is not the operation's (another chart, such as a runtime's, or
+	// another object's); the operation fails (Failed=True) and leaves it,
+	// and its deletion does not uninstall it.
+	ReasonReleaseConflict = "ReleaseConflict"
 )
 
 // Finalizer keeps an operation until its release is uninstalled and its

@@ -26,15 +26,16 @@ const uninstallPatience = time.Minute
 // reconcileDelete uninstalls the operation's release (its Job or CronJob
 // goes with it, and their pods by background deletion), releases the
 // Dataset and removes the finalizer. A release already gone is no
-// obstacle; an uninstall that keeps failing (past uninstallPatience, or at
-// once in a namespace being deleted) is replaced by deleting the workload
-// directly, with a Warning event.
+// obstacle, and one of that name that is not the operation's (owner.go) is
+// left, with a Warning event; an uninstall that keeps failing (past
+// uninstallPatience, or at once in a namespace being deleted) is replaced
+// by deleting the workload directly, with a Warning event.
 func (r *Reconciler) reconcileDelete(ctx context.Context, op datav1alpha1.OperationObject) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(op, Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	release := ReleaseName(r.Kind, op.GetName())
-	if err := r.uninstall(op.GetNamespace(), release); err != nil {
+	if err := r.uninstallOrReport(ctx, op, release, "Delete"); err != nil {
 		terminating, nsErr := r.namespaceTerminating(ctx, op.GetNamespace())
 		if nsErr != nil {
 			return ctrl.Result{}, nsErr
@@ -52,15 +53,6 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, op datav1alpha1.Operat
 	}
 	controllerutil.RemoveFinalizer(op, Finalizer)
 	return ctrl.Result{}, client.IgnoreNotFound(r.Client.Update(ctx, op))
-}
-
-// uninstall removes a release; an absent one is not an error.
-func (r *Reconciler) uninstall(namespace, release string) error {
-	hc, err := r.Helm(namespace)
-	if err != nil {
-		return err
-	}
-	return hc.Uninstall(release)
 }
 
 // namespaceTerminating reports whether the namespace is being deleted (or
@@ -106,8 +98,10 @@ func (r *Reconciler) reconcileOver(ctx context.Context, op datav1alpha1.Operatio
 		return ctrl.Result{}, err
 	}
 	if op.GetPolicy() == datav1alpha1.Cron {
-		// A Cron operation that cannot run keeps no CronJob scheduling runs.
-		if err := r.uninstall(op.GetNamespace(), ReleaseName(r.Kind, op.GetName())); err != nil {
+		// A Cron operation that cannot run keeps no CronJob scheduling runs
+		// (of its own release: someone else's was reported when the
+		// operation failed for it).
+		if _, err := r.uninstall(op, ReleaseName(r.Kind, op.GetName())); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

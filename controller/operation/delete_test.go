@@ -57,7 +57,7 @@ func TestDeletionOutlastsAFailingUninstall(t *testing.T) {
 			c := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ns, dl, job, ds).WithStatusSubresource(&datav1alpha1.Dataset{}).Build()
 			hc := helm.NewMemoryClient("n", &kubefake.FailingKubeClient{PrintingKubeClient: kubefake.PrintingKubeClient{Out: io.Discard}, BuildError: errors.New("no kind Job is served")})
 			if err := hc.Store(&release.Release{Name: "x-loader", Namespace: "n", Version: 1, Info: &release.Info{Status: release.StatusDeployed},
-				Chart: &chart.Chart{Metadata: &chart.Metadata{Name: "op", Version: "0.1.0"}}, Manifest: "kind: Job\n"}); err != nil {
+				Chart: &chart.Chart{Metadata: &chart.Metadata{Name: "sluice-fakeop", Version: "0.1.0"}}, Manifest: "kind: Job\n"}); err != nil {
 				t.Fatal(err)
 			}
 			recorder := events.NewFakeRecorder(5)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,7 +79,7 @@ func (r *Reconciler) findWorkload(ctx context.Context, s *scope) (ctrl.Result, b
 	if sus := cj.Spec.JobTemplate.Spec.Suspend; sus == nil || !*sus {
 		s.obs.failure = isTrue(ReasonRunsNotGated, fmt.Sprintf("CronJob %s starts its runs unsuspended, so a run could execute without the Dataset's claim "+
 			"(a bug in the engine's chart: its jobTemplate must set suspend: true); the release was removed", cj.Name))
-		return ctrl.Result{}, false, r.uninstall(s.op.GetNamespace(), s.release)
+		return ctrl.Result{}, false, r.uninstallOrReport(ctx, s.op, s.release, "RemoveRelease")
 	}
 	return ctrl.Result{}, true, nil
 }
@@ -212,16 +214,27 @@ func (r *Reconciler) claimOnce(ctx context.Context, s *scope) (ctrl.Result, bool
 
 // install installs the operation's release once (ReleaseInstalled). An
 // install the API server refuses as invalid fails the operation; other
-// failures are retried.
+// failures are retried. A release of the operation's name that is not its
+// own (owner.go) fails it (ReleaseConflict), and is left alone.
 func (r *Reconciler) install(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	hc, err := r.Helm(s.op.GetNamespace())
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	owner, err := r.releaseOwner(s.op)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
 	if s.started() {
 		// A controller killed after Helm created the workload left the
 		// record pending-install: the install is done, record it so.
-		if settled, err := hc.SettleInstall(s.release); err != nil || settled {
+		settled, err := hc.SettleInstall(s.release, owner)
+		var foreign *helm.ForeignError
+		switch {
+		case errors.As(err, &foreign):
+			s.releaseConflict(foreign.Why)
+			return ctrl.Result{}, false, nil
+		case err != nil || settled:
 			return ctrl.Result{}, err == nil, err
 		}
 		return ctrl.Result{}, true, nil
@@ -230,16 +243,24 @@ func (r *Reconciler) install(ctx context.Context, s *scope) (ctrl.Result, bool, 
 	if err != nil {
 		return ctrl.Result{}, false, fmt.Errorf("loading the chart of release %s: %w", s.release, err)
 	}
-	state, act, err := hc.InstallOnce(ctx, s.release, helm.Desired{Chart: chart, Values: s.rendered.Values})
+	if !slices.Contains(owner.Charts, chart.Metadata.Name) {
+		s.obs.failure = isTrue(ReasonUnsupported, fmt.Sprintf("the engine renders the operation with chart %q, which is not an operation chart (%s): "+
+			"its release could not be told from another's", chart.Metadata.Name, strings.Join(owner.Charts, ", ")))
+		return ctrl.Result{}, false, nil
+	}
+	state, act, err := hc.InstallOnce(ctx, s.release, helm.Desired{Chart: chart, Values: s.rendered.Values, Owner: owner.ID})
 	switch {
 	case err != nil && apierrors.IsInvalid(err):
 		s.obs.failure = isTrue(ReasonInvalidSpec, err.Error())
-		return ctrl.Result{}, false, r.uninstall(s.op.GetNamespace(), s.release)
+		return ctrl.Result{}, false, r.uninstallOrReport(ctx, s.op, s.release, "RemoveRelease")
 	case err != nil:
 		s.obs.release = isFalse(ReasonReleaseFailed, err.Error())
 		return ctrl.Result{RequeueAfter: waitRelease}, false, nil
 	case act == helm.ActionWait:
 		return ctrl.Result{RequeueAfter: waitRetry}, false, nil
+	case state == helm.Foreign:
+		s.releaseConflict("another chart, or another object's")
+		return ctrl.Result{}, false, nil
 	}
 	ctrl.LoggerFrom(ctx).Info("operation release", "release", s.release, "state", state, "action", act)
 	s.obs.release = isTrue(ReasonInstalled, "release "+s.release+" is installed")
@@ -251,6 +272,14 @@ func (r *Reconciler) install(ctx context.Context, s *scope) (ctrl.Result, bool, 
 		}
 	}
 	return ctrl.Result{}, true, nil
+}
+
+// releaseConflict fails the operation for a release of its name that is
+// not its own (why says whose it is not).
+func (s *scope) releaseConflict(why string) {
+	msg := conflict(s.op, s.release, why)
+	s.obs.release = isFalse(ReasonReleaseConflict, msg)
+	s.obs.failure = isTrue(ReasonReleaseConflict, msg)
 }
 
 // workloadMissing reads the workload from the API server; when it is gone
