@@ -30,9 +30,10 @@ var bundleKey = types.NamespacedName{Name: "policy-bundle"}
 
 // Reloader recompiles the policy bundle from the default policies and the
 // policy ConfigMaps in its namespaces. A bundle that does not compile is
-// rejected: the last good one stays active (at start, the defaults and the
-// ConfigMaps that compile), and the failure is logged, counted, recorded
-// as an Event and written to the culprit ConfigMaps' status annotation.
+// rejected: the last good one stays active (at start, the defaults, the
+// ConfigMaps that compile and the last good version of those that do
+// not), and the failure is logged, counted, recorded as an Event and
+// written to the culprit ConfigMaps' status annotation.
 type Reloader struct {
 	// Client reads ConfigMaps from the cache and writes status annotations.
 	Client client.Client
@@ -65,9 +66,11 @@ func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, 
 
 // Reload rebuilds and loads the bundle once. A bundle that does not
 // compile leaves the last good one active; at start, when there is none,
-// the ConfigMaps the error names are left out and the rest is loaded (the
-// defaults at least), so that one broken ConfigMap never keeps a starting
-// replica unready: the culprits are reported as for any rejected bundle.
+// the ConfigMaps the error names are loaded in their last good version
+// (LastGoodAnnotation), or left out when they have none, and the rest is
+// loaded (the defaults at least), so that one broken ConfigMap never keeps
+// a starting replica unready, nor drops a rule the running replicas still
+// enforce: the culprits are reported as for any rejected bundle.
 // The error is the compile error, if any, joined with what failed besides.
 func (r *Reloader) Reload(ctx context.Context) error {
 	rejected, err := r.reload(ctx)
@@ -91,7 +94,7 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 		metrics.PolicyBundleOK.Set(1)
 		r.loaded.Store(true)
 		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms))
-		return nil, r.annotate(ctx, cms, cms, policies.StatusOK)
+		return nil, r.annotate(ctx, cms, policies.StatusOK, true)
 	}
 	metrics.PolicyReloads.WithLabelValues("error").Inc()
 	metrics.PolicyBundleOK.Set(0)
@@ -99,22 +102,28 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 	note := "policy bundle rejected, last good bundle stays active: %v"
 	var failed error
 	if !r.loaded.Load() {
-		kept, left, startErr := r.loadWithout(ctx, cms, culprits)
+		kept, restored, left, startErr := r.loadWithout(ctx, cms, culprits)
 		if startErr != nil {
 			log.Error(errors.Join(err, startErr), "no policy bundle compiles, not even the defaults")
 			return err, startErr
 		}
-		culprits, note = left, "policy bundle rejected; started without this ConfigMap: %v"
 		r.loaded.Store(true)
-		log.Error(err, "policy bundle rejected at start; serving the defaults and the ConfigMaps that compile", "configMaps", names(kept), "leftOut", names(left))
-		failed = r.annotate(ctx, kept, kept, policies.StatusOK)
+		log.Error(err, "policy bundle rejected at start; serving the defaults, the ConfigMaps that compile and the last good version of those that do not",
+			"configMaps", names(kept), "lastGoodVersion", names(restored), "leftOut", names(left))
+		for i := range restored {
+			r.Recorder.Eventf(&restored[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy",
+				"policy bundle rejected; started with the last good version of this ConfigMap: %v", err)
+		}
+		culprits, note = left, "policy bundle rejected; started without this ConfigMap (it has no last good version): %v"
+		failed = errors.Join(r.annotate(ctx, kept, policies.StatusOK, false),
+			r.annotate(ctx, restored, policies.StatusRejected(truncate("serving its last good version; "+err.Error(), 1000)), false))
 	} else {
 		log.Error(err, "policy bundle rejected; the last good bundle stays active", "configMaps", names(cms))
 	}
 	for i := range culprits {
 		r.Recorder.Eventf(&culprits[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy", note, err)
 	}
-	return err, errors.Join(failed, r.annotate(ctx, culprits, culprits, policies.StatusRejected(truncate(err.Error(), 1000))))
+	return err, errors.Join(failed, r.annotate(ctx, culprits, policies.StatusRejected(truncate(err.Error(), 1000)), false))
 }
 
 // load compiles the defaults overlaid with cms and loads the bundle,
@@ -127,31 +136,50 @@ func (r *Reloader) load(ctx context.Context, cms []corev1.ConfigMap) (int, error
 	return len(bundle.Modules), r.Engine.Load(ctx, bundle)
 }
 
-// loadWithout loads the defaults overlaid with cms but the culprits,
-// leaving out whatever further ConfigMaps the errors name until a bundle
-// compiles (at worst the defaults alone). It returns the ConfigMaps loaded
-// and those left out.
-func (r *Reloader) loadWithout(ctx context.Context, cms, culprits []corev1.ConfigMap) (kept, left []corev1.ConfigMap, _ error) {
-	left = culprits
-	kept = without(cms, left)
+// loadWithout loads the defaults overlaid with cms, each culprit in its
+// last good version or, without one (or when that fails too), left out;
+// and so on for whatever further ConfigMaps the errors name, until a
+// bundle compiles (at worst the defaults alone). It returns the ConfigMaps
+// loaded as they are, those loaded in their last good version (as they
+// are stored, for reporting) and those left out.
+func (r *Reloader) loadWithout(ctx context.Context, cms, culprits []corev1.ConfigMap) (kept, restored, left []corev1.ConfigMap, _ error) {
+	kept = cms
+	var versions []corev1.ConfigMap // the last good versions of restored
 	for {
-		_, err := r.load(ctx, kept)
+		for _, c := range culprits {
+			switch v, ok := lastGood(c); {
+			case slices.ContainsFunc(versions, sameConfigMap(c)): // its last good version fails too
+				left = append(left, restored[slices.IndexFunc(restored, sameConfigMap(c))])
+				versions, restored = without(versions, []corev1.ConfigMap{c}), without(restored, []corev1.ConfigMap{c})
+			case ok:
+				versions, restored = append(versions, v), append(restored, c)
+			default:
+				left = append(left, c)
+			}
+		}
+		kept = without(kept, culprits)
+		loaded := append(slices.Clone(kept), versions...)
+		_, err := r.load(ctx, loaded)
 		if err == nil {
-			return kept, left, nil
+			return kept, restored, left, nil
 		}
-		if len(kept) == 0 {
-			return nil, left, err
+		if len(loaded) == 0 {
+			return nil, nil, left, err
 		}
-		more := culpritsOf(err, kept)
-		left, kept = append(left, more...), without(kept, more)
+		culprits = culpritsOf(err, loaded)
 	}
+}
+
+// sameConfigMap matches the ConfigMap of cm's namespace and name.
+func sameConfigMap(cm corev1.ConfigMap) func(corev1.ConfigMap) bool {
+	return func(d corev1.ConfigMap) bool { return d.Namespace == cm.Namespace && d.Name == cm.Name }
 }
 
 // without is cms but those in drop (by namespace and name).
 func without(cms, drop []corev1.ConfigMap) []corev1.ConfigMap {
 	var out []corev1.ConfigMap
 	for _, cm := range cms {
-		if !slices.ContainsFunc(drop, func(d corev1.ConfigMap) bool { return d.Namespace == cm.Namespace && d.Name == cm.Name }) {
+		if !slices.ContainsFunc(drop, sameConfigMap(cm)) {
 			out = append(out, cm)
 		}
 	}
@@ -170,13 +198,18 @@ func (r *Reloader) list(ctx context.Context) ([]corev1.ConfigMap, error) {
 	return out, nil
 }
 
-// annotate writes status on the given ConfigMaps; the others of cms are
-// marked ok only when status is "ok".
-func (r *Reloader) annotate(ctx context.Context, cms, targets []corev1.ConfigMap, status string) error {
+// annotate writes status on the given ConfigMaps and, with keep (a bundle
+// that loaded whole), their data as their last good version.
+func (r *Reloader) annotate(ctx context.Context, targets []corev1.ConfigMap, status string, keep bool) error {
 	var errs []error
 	for i := range targets {
 		cm := &targets[i]
-		if cm.Annotations[policy.StatusAnnotation] == status {
+		lastGood, hasLastGood := cm.Annotations[LastGoodAnnotation]
+		wantLastGood := lastGood
+		if keep {
+			wantLastGood = lastGoodValue(cm)
+		}
+		if cm.Annotations[policy.StatusAnnotation] == status && lastGood == wantLastGood {
 			continue
 		}
 		patch := client.MergeFrom(cm.DeepCopy())
@@ -184,6 +217,12 @@ func (r *Reloader) annotate(ctx context.Context, cms, targets []corev1.ConfigMap
 			cm.Annotations = map[string]string{}
 		}
 		cm.Annotations[policy.StatusAnnotation] = status
+		switch {
+		case wantLastGood != "":
+			cm.Annotations[LastGoodAnnotation] = wantLastGood
+		case hasLastGood: // too large to keep now: an older version is no last good one
+			delete(cm.Annotations, LastGoodAnnotation)
+		}
 		if err := r.Client.Patch(ctx, cm, patch); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("annotating ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err))
 		}
@@ -192,17 +231,18 @@ func (r *Reloader) annotate(ctx context.Context, cms, targets []corev1.ConfigMap
 }
 
 // culpritsOf returns the ConfigMaps named in err (compile errors name the
-// module IDs and sources), or all of them when none is named.
+// module IDs and sources), or all of them when none is named. A name
+// counts only whole: ConfigMap ns/a is not named by ns/ab's errors.
 func culpritsOf(err error, cms []corev1.ConfigMap) []corev1.ConfigMap {
 	msg := err.Error()
 	var out []corev1.ConfigMap
 	for _, cm := range cms {
-		if strings.Contains(msg, "ConfigMap "+cm.Namespace+"/"+cm.Name) || strings.Contains(msg, "configmaps/"+cm.Namespace+"/"+cm.Name+"/") {
+		if mentions(msg, "ConfigMap "+cm.Namespace+"/"+cm.Name) || mentions(msg, "configmaps/"+cm.Namespace+"/"+cm.Name+"/") {
 			out = append(out, cm)
 			continue
 		}
 		for k := range cm.Data {
-			if strings.Contains(msg, policy.ModuleID(&cm, k)) {
+			if mentions(msg, policy.ModuleID(&cm, k)) {
 				out = append(out, cm)
 				break
 			}
@@ -212,6 +252,27 @@ func culpritsOf(err error, cms []corev1.ConfigMap) []corev1.ConfigMap {
 		return cms
 	}
 	return out
+}
+
+// mentions reports whether msg contains name whole: not followed by a
+// character that could continue a ConfigMap name or key.
+func mentions(msg, name string) bool {
+	for at := 0; ; {
+		i := strings.Index(msg[at:], name)
+		if i < 0 {
+			return false
+		}
+		end := at + i + len(name)
+		if end == len(msg) || strings.HasSuffix(name, "/") || !nameChar(msg[end]) {
+			return true
+		}
+		at += i + 1
+	}
+}
+
+// nameChar reports whether c may appear in a ConfigMap's name or key.
+func nameChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
 }
 
 func names(cms []corev1.ConfigMap) []string {
