@@ -250,8 +250,16 @@ type DatasetStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
+// The name rule (audit N11): without a '.', the Dataset's PersistentVolume
+// name (controller/volume) is unique, even when admission (the webhook's
+// name-dns1035) is bypassed. It is judged on create only (optionalOldSelf):
+// names are immutable, and a Dataset stored before stays updatable and
+// deletable.
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || (self.metadata.name.size() <= 63 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))",message="metadata.name must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter, at most 63 characters (the Dataset's PersistentVolume name is unique only for such names)",optionalOldSelf=true
+
 // Dataset is a set of data from one or more under-filesystems, cached by a
-// runtime of the same name close to the pods that read it.
+// runtime of the same name close to the pods that read it. Its name is a
+// DNS-1035 label, as Fluid's controller requires.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
