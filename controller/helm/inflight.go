@@ -55,9 +55,3 @@ func holding[T any](c *Client, name string, fn func() (T, error)) (T, error) {
 	defer done()
 	return fn()
 }
-
-// hold runs fn with the release held, for actions with no result.
-func hold(c *Client, name string, fn func() error) error {
-	_, err := holding(c, name, func() (struct{}, error) { return struct{}{}, fn() })
-	return err
-}
