@@ -184,8 +184,8 @@ var podSpecVerdicts = map[string]verdict{
 	"SecurityContext.SeccompProfile":           walked,
 	"SecurityContext.AppArmorProfile":          walked,
 
-	"Capabilities.Add":                                     judgedItem([]corev1.Capability{"SYS_ADMIN"}, privCapability+"SYS_ADMIN"),
-	"Capabilities.Drop":                                    harmless("takes privileges away"),
+	"Capabilities.Add":  judgedItem([]corev1.Capability{"SYS_ADMIN"}, privCapability+"SYS_ADMIN"),
+	"Capabilities.Drop": harmless("takes privileges away"),
 	"WindowsSecurityContextOptions.GMSACredentialSpecName": harmless(userInPod),
 	"WindowsSecurityContextOptions.GMSACredentialSpec":     harmless(userInPod),
 	"WindowsSecurityContextOptions.RunAsUserName":          harmless(userInPod),
@@ -340,7 +340,7 @@ func TestDataProcessGuardsBeyondThePodSpec(t *testing.T) {
 			"container.apparmor.security.beta.kubernetes.io/script": "unconfined",
 			"container.apparmor.security.beta.kubernetes.io/other":  "runtime/default",
 			"seccomp.security.alpha.kubernetes.io/pod":              "unconfined",
-			"example.com/note":                                      "unconfined",
+			"example.com/note": "unconfined",
 		}},
 		Script: &datav1alpha1.ScriptProcessor{Volumes: []corev1.Volume{
 			{Name: "cm", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
