@@ -156,8 +156,12 @@ func (c *cleanup) start(ctx context.Context) (ctrl.Result, bool, error) {
 		return ctrl.Result{}, false, err
 	}
 	c.desired.Values = values
-	if _, _, err := c.hc.InstallOnce(ctx, c.release, c.desired); err != nil {
+	state, _, err := c.hc.InstallOnce(ctx, c.release, c.desired)
+	switch {
+	case err != nil:
 		return c.conclude(ctx, nil, fmt.Sprintf("the cleanup Jobs (%s) could not be created: %v", c.startMessage(req), err))
+	case state == helm.Foreign:
+		return c.conclude(ctx, nil, fmt.Sprintf("a Helm release %s of another chart exists in namespace %s: the cache was not cleaned", c.release, rt.GetNamespace()))
 	}
 	ctrl.LoggerFrom(ctx).Info("cache cleanup", "release", c.release, "nodes", len(req.Nodes), "free", req.Free != nil)
 	c.report(ReasonCleaningCache, c.startMessage(req))
