@@ -22,7 +22,7 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.fuse.networkMode", "ContainerNetwork runs FUSE on the pod network (host network otherwise)"),
 	engines.HonouredField("spec.fuse.nodeSelector", "nodes FUSE may run on, with the Dataset's FUSE label"),
 	engines.HonouredField("spec.fuse.podMetadata", "labels and annotations of FUSE pods, over spec.podMetadata"),
-	engines.HonouredField("spec.fuse.properties", "Alluxio properties of the FUSE client"),
+	propertiesRow("spec.fuse.properties", "Alluxio properties of the FUSE client"),
 	engines.HonouredField("spec.fuse.resources", "FUSE container resources"),
 	engines.HonouredField("spec.fuse.volumeMounts", "mounts of spec.volumes in the FUSE container"),
 	engines.RefusedField("spec.hadoopConfig", "Sluice's Alluxio engine does not mount a Hadoop configuration ConfigMap; give HDFS settings as alluxio.underfs.* mount options or spec.properties"),
@@ -31,7 +31,7 @@ var Fields = engines.Fields{
 	engines.HonouredField("spec.jvmOptions", "JVM flags of every Alluxio process"),
 	engines.OutsideChartField("spec.management.metadataSyncPolicy", "the controller's metadata Job", "autoSync (default true) counts the Dataset's files and bytes (ufsTotal, fileNum) with a metadata Job; false counts nothing"),
 	engines.HonouredField("spec.podMetadata", "labels and annotations of every pod"),
-	engines.HonouredField("spec.properties", "Alluxio properties of every process"),
+	propertiesRow("spec.properties", "Alluxio properties of every process"),
 	engines.HonouredField("spec.replicas", "number of workers"),
 	engines.HonouredField("spec.runAs", "uid, gid, user and group the Alluxio processes run as (ALLUXIO_UID/GID/USERNAME/GROUP)"),
 	engines.HonouredField("spec.tieredstore.levels[].high", "high watermark of the tier"),
@@ -63,7 +63,7 @@ func componentFields(name, pod, what string) engines.Fields {
 		engines.HonouredField(p+"env", "environment of the "+what),
 		engines.HonouredField(p+"jvmOptions", "JVM flags of the "+what+", after spec.jvmOptions"),
 		engines.HonouredField(p+"ports", "ports of the "+what+" (Alluxio's port names)"),
-		engines.HonouredField(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
+		propertiesRow(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
 		engines.HonouredField(p+"resources", "container resources of the "+what),
 		engines.HonouredField(p+"volumeMounts", "mounts of spec.volumes in the "+what),
 	}
@@ -83,6 +83,14 @@ func componentFields(name, pod, what string) engines.Fields {
 		return append(rows, engines.HonouredField(p+"replicas", "number of masters (odd; embedded journal when above 1)"))
 	}
 	return append(rows, engines.WarnedField(p+"replicas", "has no effect: the number of workers is spec.replicas"))
+}
+
+// propertiesRow is an honoured properties row that refuses the
+// properties placing or sizing a cache (checkCacheProperties).
+func propertiesRow(path, note string) engines.Field {
+	f := engines.HonouredField(path, note+"; cache properties (alluxio.worker.tieredstore.*, page store, ramdisk, client cache) belong in spec.tieredstore")
+	f.Check = checkCacheProperties
+	return f
 }
 
 // DatasetFields are the fields of a Dataset that this engine serves which

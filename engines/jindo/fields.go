@@ -76,21 +76,29 @@ func init() {
 
 // plainProperties is an honoured properties row that refuses credentials
 // given as plain properties: they belong in a Secret (spec.secret or the
-// dataset's encryptOptions), never in the ConfigMap.
+// dataset's encryptOptions), never in the ConfigMap. It refuses the
+// cache properties too (cacheProperties).
 func plainProperties(path, note string) engines.Field {
 	f := engines.HonouredField(path, note)
 	f.Check = func(v any) string {
 		props, _ := v.(map[string]string)
-		var bad []string
+		var bad, cache []string
 		for _, k := range slices.Sorted(maps.Keys(props)) {
 			if secretLike(k) {
 				bad = append(bad, k)
 			}
+			if _, ok := cacheProperties[k]; ok {
+				cache = append(cache, k)
+			}
 		}
-		if len(bad) == 0 {
-			return ""
+		var why []string
+		if len(bad) > 0 {
+			why = append(why, "credentials must come from a Secret (spec.secret or the dataset's encryptOptions), not plain properties: "+strings.Join(bad, ", "))
 		}
-		return "credentials must come from a Secret (spec.secret or the dataset's encryptOptions), not plain properties: " + strings.Join(bad, ", ")
+		if len(cache) > 0 {
+			why = append(why, "the cache properties "+strings.Join(cache, ", ")+" would place or size the cache outside spec.tieredstore, whose paths are judged and whose quotas count in the namespace's cache budget; set spec.tieredstore instead")
+		}
+		return strings.Join(why, "; ")
 	}
 	return f
 }

@@ -23,7 +23,8 @@ var Fields = append(engines.Fields{
 	engines.HonouredField("spec.fuse.imageTag", "tag of the FUSE image"),
 	engines.HonouredField("spec.fuse.networkMode", "ContainerNetwork runs FUSE on the pod network (host network otherwise)"),
 	engines.HonouredField("spec.fuse.nodeSelector", "nodes FUSE may run on, with the Dataset's FUSE label"),
-	engines.HonouredField("spec.fuse.options", "JuiceFS mount flags of the FUSE client, as mount.juicefs -o maps them; unknown names refused"),
+	{Path: "spec.fuse.options", Support: engines.Honoured, Check: checkCacheSize,
+		Note: "JuiceFS mount flags of the FUSE client, as mount.juicefs -o maps them; unknown names refused. A cache-dir directory outside the tier is a host path judged like a tier path, and cache-size (which must be a size) counts in the namespace's cache budget"},
 	engines.HonouredField("spec.fuse.podMetadata", "labels and annotations of the FUSE pods"),
 	engines.HonouredField("spec.fuse.resources", "FUSE container resources"),
 	engines.HonouredField("spec.fuse.volumeMounts", "mounts of spec.volumes in the FUSE container"),
@@ -51,7 +52,8 @@ var Fields = append(engines.Fields{
 	engines.HonouredField("spec.worker.env", "environment of the workers"),
 	engines.HonouredField("spec.worker.networkMode", "network of the workers"),
 	engines.HonouredField("spec.worker.nodeSelector", "nodes the workers may run on"),
-	engines.HonouredField("spec.worker.options", "JuiceFS mount flags of the workers, as mount.juicefs -o maps them; unknown names refused"),
+	{Path: "spec.worker.options", Support: engines.Honoured, Check: checkCacheSize,
+		Note: "JuiceFS mount flags of the workers, as mount.juicefs -o maps them; unknown names refused. A cache-dir directory outside the tier is a host path judged like a tier path, and cache-size (which must be a size) counts in the namespace's cache budget"},
 	engines.HonouredField("spec.worker.podMetadata", "labels and annotations of the worker pods"),
 	engines.RefusedField("spec.worker.ports", "a JuiceFS worker's only port is metrics (9567); remove them"),
 	engines.RefusedField("spec.worker.replicas", "the number of workers is spec.replicas; remove it"),
@@ -67,8 +69,12 @@ var Fields = append(engines.Fields{
 var DatasetFields = engines.Fields{
 	{Path: "spec", Support: engines.Honoured, Check: checkCredentials,
 		Note: "a Dataset must name the volume's metaurl (community edition) or token (enterprise edition) in spec.mounts[0].encryptOptions or spec.sharedEncryptOptions; one with neither is refused"},
+	{Path: "spec.mounts[].options", Support: engines.Honoured, Check: checkDatasetCacheOptions,
+		Note: "juicefs format and mount flags; the cache options cache-dir and cache-size are refused (the runtime's)"},
 	engines.RefusedField("spec.mounts[1]", "Sluice's JuiceFS engine mounts one JuiceFS volume, spec.mounts[0]; give the Dataset one mount"),
 	engines.RefusedField("spec.owner", "Sluice's JuiceFS engine does not set the owner of the dataset's files; remove the field"),
+	{Path: "spec.sharedOptions", Support: engines.Honoured, Check: checkDatasetCacheOptions,
+		Note: "juicefs format and mount flags of every mount; the cache options cache-dir and cache-size are refused (the runtime's)"},
 }
 
 // missingCredentials is why a Dataset without metaurl and token is

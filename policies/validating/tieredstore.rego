@@ -105,16 +105,31 @@ level_bytes(l) := sum(l.quotaListBytes) if count(l.quotaListBytes) > 0
 level_bytes(l) := l.quotaBytes if count(l.quotaListBytes) == 0
 
 # Namespace cache budgets: usage of the namespace's other runtimes plus this
-# one (quota x replicas) must stay within validating.budgets[namespace].
-deny contains deny_at("namespace-cache-budget", "spec.tieredstore", msg) if {
+# one (quota x replicas, plus what caches its engine options define add:
+# facts.optionCaches, e.g. a JuiceFS cache-size above the tier's quota)
+# must stay within validating.budgets[namespace]. The denial names the
+# options when they add to the medium, else spec.tieredstore.
+option_caches := object.get(facts, "optionCaches", [])
+
+option_bytes(medium) := sum([c.bytes | some c in option_caches; c.medium == medium])
+
+budget_path(medium) := concat(", ", sort({c.path | some c in option_caches; c.medium == medium; c.bytes > 0})) if option_bytes(medium) > 0
+
+budget_path(medium) := "spec.tieredstore" if option_bytes(medium) == 0
+
+budget_options_note(medium) := sprintf(" (%d of them through %s)", [option_bytes(medium), budget_path(medium)]) if option_bytes(medium) > 0
+
+budget_options_note(medium) := "" if option_bytes(medium) == 0
+
+deny contains deny_at("namespace-cache-budget", budget_path(medium), msg) if {
 	is_runtime
 	budget := config.budgets[obj.metadata.namespace]
 	some medium, limit_text in budget
 	limit := units.parse_bytes(limit_text)
-	mine := sum([b | some l in levels; l.medium == medium; b := level_bytes(l) * facts.replicas])
+	mine := sum([b | some l in levels; l.medium == medium; b := level_bytes(l) * facts.replicas]) + option_bytes(medium)
 	others := object.get(object.get(facts, "namespaceUsage", {}), medium, 0)
 	mine + others > limit
-	msg := sprintf("namespace %q may use %s of %s cache; its other runtimes use %d bytes and this one would add %d", [obj.metadata.namespace, limit_text, medium, others, mine])
+	msg := sprintf("namespace %q may use %s of %s cache; its other runtimes use %d bytes and this one would add %d%s", [obj.metadata.namespace, limit_text, medium, others, mine, budget_options_note(medium)])
 }
 
 # A bound runtime cannot change a level's medium or paths: the cache on the

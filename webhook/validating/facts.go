@@ -27,6 +27,9 @@ type Facts struct {
 	Bound                  bool             `json:"bound"`
 	SameNameRuntimes       []string         `json:"sameNameRuntimes,omitempty"`
 	NamespaceUsage         map[string]int64 `json:"namespaceUsage,omitempty"`
+	// OptionCaches are the caches the runtime's options define beyond its
+	// tieredstore, which its budget counts too (guards_options.go).
+	OptionCaches []OptionCacheFacts `json:"optionCaches,omitempty"`
 
 	// Runtimes, ThinRuntimeProfiles and Datasets: the refused and warned
 	// fields the object sets, from its engine's field table
@@ -146,21 +149,18 @@ func runtimeParts(obj client.Object) (replicas int32, ts datav1alpha1.TieredStor
 	return r.GetReplicas(), r.GetTieredStore(), memLimit, true
 }
 
-// usage adds a runtime's cache (quota x replicas per medium) to u.
+// usage adds a runtime's cache (quota x replicas per medium, and what its
+// options' caches add: optionCaches) to u.
 func usage(u map[string]int64, obj client.Object) {
 	replicas, ts, _, ok := runtimeParts(obj)
 	if !ok {
 		return
 	}
 	for _, l := range levelFacts(ts) {
-		total := l.QuotaBytes
-		if len(l.QuotaListBytes) > 0 {
-			total = 0
-			for _, q := range l.QuotaListBytes {
-				total += q
-			}
-		}
-		u[l.Medium] += total * int64(replicas)
+		u[l.Medium] += levelBytes(l) * int64(replicas)
+	}
+	for _, c := range optionCaches(obj) {
+		u[c.Medium] += c.Bytes
 	}
 }
 

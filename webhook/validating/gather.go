@@ -98,6 +98,7 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 	var f Facts
 	replicas, ts, mem, _ := runtimeParts(obj)
 	f.Replicas, f.Levels, f.WorkerMemoryLimitBytes = int64(replicas), levelFacts(ts), mem
+	f.OptionCaches = optionCaches(obj)
 	if old != nil {
 		_, oldTS, _, _ := runtimeParts(old)
 		f.OldLevels = levelFacts(oldTS)

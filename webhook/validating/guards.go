@@ -21,8 +21,10 @@ type GuardFacts struct {
 	// Images a runtime sets, repository only (tag and digest cut off).
 	Images []GuardValue `json:"images"`
 	// TierPaths are the runtime's tieredstore paths, one per path of a
-	// comma-separated list; HostPath says whether the level is a hostPath
-	// (the default volume type) rather than an emptyDir.
+	// comma-separated list (JuiceFS: ',' or ':'), and the cache
+	// directories its options name (guards_options.go); HostPath says
+	// whether the level is a hostPath (the default volume type) rather
+	// than an emptyDir.
 	TierPaths []GuardValue `json:"tierPaths"`
 	// HostPathVolumes are the host paths of the runtime's spec.volumes.
 	HostPathVolumes []GuardValue `json:"hostPathVolumes"`
@@ -111,10 +113,11 @@ func guardsOf(obj client.Object) GuardFacts {
 	}
 	for i, l := range r.GetTieredStore().Levels {
 		hostPath := l.VolumeType == "" || l.VolumeType == datav1alpha1.VolumeTypeHostPath
-		for _, p := range splitList(l.Path) {
+		for _, p := range tierPathList(obj, l.Path) {
 			f.TierPaths = append(f.TierPaths, GuardValue{Path: fmt.Sprintf("spec.tieredstore.levels[%d].path", i), Value: p, HostPath: hostPath})
 		}
 	}
+	f.TierPaths = append(f.TierPaths, optionTierPaths(obj)...)
 	images, volumes := runtimeImages(obj)
 	for _, im := range images {
 		if im.image != "" {

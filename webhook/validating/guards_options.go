@@ -1,0 +1,100 @@
+package validating
+
+import (
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines/juicefs"
+)
+
+// Caches that engine options define (audit N5). A JuiceFSRuntime's
+// spec.worker.options and spec.fuse.options may name cache directories
+// (cache-dir) and a cache size (cache-size) other than the tier's, as
+// Fluid's docs use them: the directories the engine backs with a hostPath
+// are judged as tieredstore paths (rule tieredstore-path, at the
+// option's field), and a size above the tier's counts in the namespace's
+// cache budget (rule namespace-cache-budget, facts.optionCaches). The
+// other engines refuse the properties that would place or size a cache
+// in their field tables (engines/alluxio, engines/jindo cacheproperties.go),
+// and ThinRuntime options name nothing the engine turns into a directory.
+// TestEveryEngineCacheOptionIsJudgedOrRefused enumerates them.
+
+// OptionCacheFacts is the cache one component's options define beyond
+// its runtime's tieredstore: Bytes is what it adds over the tier's quota
+// on all replicas, counted in Medium's budget; Path names the option.
+type OptionCacheFacts struct {
+	Path   string `json:"path"`
+	Medium string `json:"medium"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// optionCacheMedium is the medium an option cache counts in when the
+// runtime has no tieredstore level to give one: a directory of the
+// node's disk.
+const optionCacheMedium = string(datav1alpha1.HDD)
+
+// optionTierPaths are the host directories a runtime's options name for
+// its cache, each at its option's field, judged like hostPath tier paths.
+func optionTierPaths(obj client.Object) []GuardValue {
+	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
+	if !ok {
+		return nil
+	}
+	var out []GuardValue
+	for _, c := range juicefs.OptionCaches(rt) {
+		for _, d := range c.HostDirs {
+			out = append(out, GuardValue{Path: juicefs.OptionField(c.Component, "cache-dir"), Value: d, HostPath: true})
+		}
+	}
+	return out
+}
+
+// optionCaches are the caches a runtime's options define beyond its
+// tieredstore. A component's cache per pod is the tier's quota unless its
+// options say otherwise (juicefs.OptionCache); what it asks above the
+// tier's quota (levels[0], the one level JuiceFS uses) counts, on every
+// replica, as the tier's own quota x replicas does. A smaller one counts
+// nothing: the tier's quota is counted already.
+func optionCaches(obj client.Object) []OptionCacheFacts {
+	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
+	if !ok {
+		return nil
+	}
+	medium, tierBytes := optionCacheMedium, int64(0)
+	if levels := levelFacts(rt.Spec.TieredStore); len(levels) > 0 {
+		medium, tierBytes = levels[0].Medium, levelBytes(levels[0])
+	}
+	var out []OptionCacheFacts
+	for _, c := range juicefs.OptionCaches(rt) {
+		if !c.Defined || c.Bytes <= tierBytes {
+			continue
+		}
+		out = append(out, OptionCacheFacts{Path: c.SizeField, Medium: medium, Bytes: (c.Bytes - tierBytes) * int64(rt.Spec.Replicas)})
+	}
+	return out
+}
+
+// levelBytes is a level's size on one replica, as the budget rule counts
+// it (level_bytes): its quotaList's sum, else its quota.
+func levelBytes(l LevelFacts) int64 {
+	if len(l.QuotaListBytes) == 0 {
+		return l.QuotaBytes
+	}
+	var sum int64
+	for _, q := range l.QuotaListBytes {
+		sum += q
+	}
+	return sum
+}
+
+// tierPathList splits a level's path as the runtime's engine does: on ','
+// and, for JuiceFS (whose --cache-dir separates directories with ':'), on
+// ':' too, so that every directory the engine mounts is judged on its own.
+func tierPathList(obj client.Object, path string) []string {
+	if _, ok := obj.(*datav1alpha1.JuiceFSRuntime); ok {
+		path = strings.ReplaceAll(path, ":", ",")
+	}
+	return splitList(path)
+}
