@@ -114,7 +114,7 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 			r.Recorder.Eventf(&restored[i], nil, corev1.EventTypeWarning, "PolicyRejected", "LoadPolicy",
 				"policy bundle rejected; started with the last good version of this ConfigMap: %v", err)
 		}
-		culprits, note = left, "policy bundle rejected; started without this ConfigMap (it has no last good version): %v"
+		culprits, note = left, "policy bundle rejected; started without this ConfigMap (no last good version of it loads): %v"
 		failed = errors.Join(r.annotate(ctx, kept, policies.StatusOK, false),
 			r.annotate(ctx, restored, policies.StatusRejected(truncate("serving its last good version; "+err.Error(), 1000)), false))
 	} else {
