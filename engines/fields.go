@@ -300,3 +300,21 @@ func atLeast(least int32) func(v any) string {
 		return ""
 	}
 }
+
+// SetValue is a value an object sets at a field: its concrete path (list
+// elements numbered, spec.volumes[2]) and its Go value.
+type SetValue struct {
+	Path  string
+	Value any
+}
+
+// SetAt returns the values obj (a pointer to a struct whose fields carry
+// JSON tags) sets at path, a field table path ("[]" for each element of
+// a list), in order; a zero value is not set.
+func SetAt(obj any, path string) []SetValue {
+	var out []SetValue
+	for _, at := range lookup(reflect.ValueOf(obj), "", splitPath(path), "") {
+		out = append(out, SetValue{Path: at.path, Value: at.value})
+	}
+	return out
+}

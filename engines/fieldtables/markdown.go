@@ -54,10 +54,16 @@ func support(s engines.Support) string {
 
 // Splice replaces what lies between the markers in doc with Markdown.
 func Splice(doc string) (string, error) {
-	begin := strings.Index(doc, BeginMarker)
-	end := strings.Index(doc, EndMarker)
-	if begin < 0 || end < begin {
-		return "", fmt.Errorf("the document has no %q ... %q section", BeginMarker, EndMarker)
+	return SpliceBetween(doc, BeginMarker, EndMarker, Markdown())
+}
+
+// SpliceBetween replaces what lies between the markers begin and end in
+// doc with content: the generated sections of docs/.
+func SpliceBetween(doc, begin, end, content string) (string, error) {
+	b := strings.Index(doc, begin)
+	e := strings.Index(doc, end)
+	if b < 0 || e < b {
+		return "", fmt.Errorf("the document has no %q ... %q section", begin, end)
 	}
-	return doc[:begin+len(BeginMarker)] + "\n\n" + Markdown() + "\n" + doc[end:], nil
+	return doc[:b+len(begin)] + "\n\n" + content + "\n" + doc[e:], nil
 }

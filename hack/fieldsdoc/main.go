@@ -1,3 +1,6 @@
+// Command fieldsdoc writes the generated tables of docs/: the engines'
+// field tables into docs/engines.md and the tenant trust table into
+// docs/security.md.
 package main
 
 import (
@@ -5,26 +8,29 @@ import (
 	"os"
 
 	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/trust"
 )
 
-const doc = "docs/engines.md"
-
 func main() {
+	for doc, splice := range map[string]func(string) (string, error){
+		"docs/engines.md":  fieldtables.Splice,
+		"docs/security.md": trust.Splice,
+	} {
+		if err := write(doc, splice); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", doc, err)
+			os.Exit(1)
+		}
+	}
+}
+
+func write(doc string, splice func(string) (string, error)) error {
 	raw, err := os.ReadFile(doc)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
-	out, err := fieldtables.Splice(string(raw))
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", doc, err)
-		os.Exit(1)
+	out, err := splice(string(raw))
+	if err != nil || out == string(raw) {
+		return err
 	}
-	if out == string(raw) {
-		return
-	}
-	if err := os.WriteFile(doc, []byte(out), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	return os.WriteFile(doc, []byte(out), 0o644)
 }

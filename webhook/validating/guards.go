@@ -3,12 +3,14 @@ package validating
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/trust"
 )
 
 // GuardFacts are the values of an object that the default guards judge
@@ -38,6 +40,10 @@ type GuardFacts struct {
 	// Privileges are the host privileges of a DataProcess's pod spec:
 	// hostNetwork, hostPID, hostIPC, privileged, "capability <NAME>".
 	Privileges []GuardValue `json:"privileges"`
+	// Privileged are the values a runtime sets in fields that reach a
+	// container with host privileges (trust.Privileged; rule
+	// privileged-container in guards_privileged.rego).
+	Privileged []PrivilegedValue `json:"privileged"`
 	// Thin is a ThinRuntime's overrides of its profile; nil for other
 	// objects and for a ThinRuntime without spec.profileName.
 	Thin *ThinGuardFacts `json:"thin,omitempty"`
@@ -78,7 +84,18 @@ func guardValues(obj, old client.Object) GuardFacts {
 	markUnchanged(f.LocalMounts, was.LocalMounts)
 	markUnchanged(f.Tolerations, was.Tolerations)
 	markUnchanged(f.Privileges, was.Privileges)
+	for i, v := range f.Privileged {
+		// o.Value and v.Value are whole trust.Values: path, field and value.
+		f.Privileged[i].Unchanged = slices.ContainsFunc(was.Privileged, func(o PrivilegedValue) bool { return o.Value == v.Value })
+	}
 	return f
+}
+
+// PrivilegedValue is a trust.Value as the guards judge it: Unchanged
+// when the old object had it at the same field.
+type PrivilegedValue struct {
+	trust.Value
+	Unchanged bool `json:"unchanged"`
 }
 
 func markUnchanged(cur, old []GuardValue) {
@@ -93,7 +110,7 @@ func markUnchanged(cur, old []GuardValue) {
 
 func guardsOf(obj client.Object) GuardFacts {
 	f := GuardFacts{Images: []GuardValue{}, TierPaths: []GuardValue{}, HostPathVolumes: []GuardValue{}, LocalMounts: []GuardValue{},
-		Tolerations: []GuardValue{}, Privileges: []GuardValue{}}
+		Tolerations: []GuardValue{}, Privileges: []GuardValue{}, Privileged: []PrivilegedValue{}}
 	if ds, ok := obj.(*datav1alpha1.Dataset); ok {
 		for i, m := range ds.Spec.Mounts {
 			f.LocalMounts = append(f.LocalMounts, localLocation(fmt.Sprintf("spec.mounts[%d].mountPoint", i), m.MountPoint)...)
@@ -125,6 +142,9 @@ func guardsOf(obj client.Object) GuardFacts {
 		}
 	}
 	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", volumes)...)
+	for _, v := range trust.Privileged(obj) {
+		f.Privileged = append(f.Privileged, PrivilegedValue{Value: v})
+	}
 	return f
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/trust"
 )
 
 func TestRepository(t *testing.T) {
@@ -41,7 +42,7 @@ func TestGuardValues(t *testing.T) {
 	}
 	jfs := &datav1alpha1.JuiceFSRuntime{Spec: datav1alpha1.JuiceFSRuntimeSpec{
 		JuiceFSVersion: datav1alpha1.VersionSpec{Image: "busybox", ImageTag: "1.36"},
-		Fuse:           datav1alpha1.JuiceFSFuseSpec{Image: "juicedata/juicefs-fuse:ce"},
+		Fuse:           datav1alpha1.JuiceFSFuseSpec{Image: "juicedata/juicefs-fuse:ce", Env: []corev1.EnvVar{{Name: "PATH", Value: "/opt/x"}}},
 		TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
 			{MediumType: datav1alpha1.Memory, Path: "/dev/shm"},
 			{MediumType: datav1alpha1.SSD, Path: "/mnt/a, /etc", VolumeType: datav1alpha1.VolumeTypeHostPath},
@@ -62,6 +63,8 @@ func TestGuardValues(t *testing.T) {
 		LocalMounts:     []GuardValue{},
 		Tolerations:     []GuardValue{},
 		Privileges:      []GuardValue{},
+		Privileged: []PrivilegedValue{{Value: trust.Value{Path: "spec.fuse.env[0]", Field: "spec.fuse.env",
+			Container: "the privileged JuiceFS FUSE container", Value: "PATH", List: "envNames"}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("runtime guards (-want +got):\n%s", diff)
@@ -72,8 +75,13 @@ func TestGuardValues(t *testing.T) {
 	old.Spec.JuiceFSVersion.Image = "alluxio/alluxio"
 	old.Spec.Volumes = old.Spec.Volumes[1:] // the hostPath volume was volumes[0]
 	upd := guardValues(jfs, old)
-	if upd.Images[0].Unchanged || !upd.Images[1].Unchanged || upd.HostPathVolumes[0].Unchanged || !upd.TierPaths[2].Unchanged {
+	if upd.Images[0].Unchanged || !upd.Images[1].Unchanged || upd.HostPathVolumes[0].Unchanged || !upd.TierPaths[2].Unchanged || !upd.Privileged[0].Unchanged {
 		t.Fatalf("unchanged marks: %+v", upd)
+	}
+	renamed := jfs.DeepCopy()
+	renamed.Spec.Fuse.Env[0].Name = "LD_PRELOAD"
+	if g := guardValues(renamed, jfs); g.Privileged[0].Unchanged {
+		t.Fatal("a changed environment variable's name is marked unchanged")
 	}
 	var typedNil *datav1alpha1.JuiceFSRuntime
 	if g := guardValues(jfs, typedNil); g.Images[0].Unchanged {
