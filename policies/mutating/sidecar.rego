@@ -2,7 +2,12 @@
 #
 # Pods labelled serverless.fluid.io/inject=true get the runtime's FUSE
 # container as a sidecar for each dataset volume, and the volume is rewritten
-# to a hostPath of the FUSE mount (with the sub-path). The sidecar is a native
+# to a hostPath of the FUSE mount. A dataset's sub-path (a reference
+# dataset's dataset://ns/name/<sub-path>) is never put into the hostPath,
+# which the container runtime would resolve following the FUSE program's
+# symbolic links (audit N2): the rewrite names it apart, and the app
+# containers' mounts of the volume get it as their subPath, which the
+# kubelet resolves refusing links out of the volume. The sidecar is a native
 # sidecar where the cluster supports it, gets a mount-readiness gate unless
 # fuse.sidecar.poststart.fluid.io/inject=false, drops its privileges for
 # Pods labelled unprivileged.sidecar.fluid.io/inject=true, and gets the
@@ -22,10 +27,15 @@ native_sidecars if {
 	input.cluster.nativeSidecars
 }
 
-mount_path(v) := v.dataset.volume.fluidPath if v.dataset.volume.subPath == ""
+# The rewrite of a dataset volume: a hostPath of the FUSE mount itself, and
+# the dataset's sub-path, if it has one, for the app containers' mounts.
+volume_rewrite(v) := {"volume": v.volume, "hostPath": v.dataset.volume.fluidPath} if {
+	trim(v.dataset.volume.subPath, "/") == ""
+}
 
-mount_path(v) := concat("/", [trim_right(v.dataset.volume.fluidPath, "/"), trim_left(v.dataset.volume.subPath, "/")]) if {
-	v.dataset.volume.subPath != ""
+volume_rewrite(v) := {"volume": v.volume, "hostPath": v.dataset.volume.fluidPath, "subPath": sub} if {
+	sub := trim(v.dataset.volume.subPath, "/")
+	sub != ""
 }
 
 # Two rules rather than an else chain, which partial evaluation keeps as a
@@ -123,7 +133,7 @@ sidecars contains {
 	some v in input.datasetVolumes
 }
 
-volume_rewrites contains {"volume": v.volume, "hostPath": mount_path(v)} if {
+volume_rewrites contains volume_rewrite(v) if {
 	serverless
 	some v in input.datasetVolumes
 }
@@ -160,6 +170,20 @@ warnings contains msg if {
 		v.volume, dataset_ref(v.dataset), v.dataset.reference.namespace, v.dataset.reference.name,
 		concat(", ", secrets), v.dataset.reference.namespace, input.request.namespace,
 	])
+}
+
+# The kubelet resolves a container's subPath when it starts the container,
+# creating the directory if it is missing: an app container started before
+# the sidecar's FUSE mount is up gets an empty directory of the node, and
+# keeps it until it restarts. The readiness gate is what holds it.
+warnings contains msg if {
+	serverless
+	not readiness_gate
+	not app_poststart_asked
+	some v in input.datasetVolumes
+	sub := trim(v.dataset.volume.subPath, "/")
+	sub != ""
+	msg := sprintf("fuse.sidecar.poststart.fluid.io/inject=false: volume %q of dataset %s is mounted at its sub-path %q (the containers' subPath), which the kubelet resolves when a container starts; an app container that starts before the FUSE mount is up sees an empty directory until it restarts. Keep the readiness gate, or label the Pod app.poststart.fluid.io/inject=true", [v.volume, dataset_ref(v.dataset), sub])
 }
 
 has_cache_dir_volume(v) if {

@@ -18,10 +18,32 @@ test_serverless_pod_gets_native_sidecar_and_rewrite if {
 	d.affinity == {"required": set(), "preferred": set()}
 }
 
-test_sub_path_is_appended_to_host_path if {
-	ds := object.union(bound("imagenet"), {"volume": object.union(bound("imagenet").volume, {"subPath": "/train/"})})
+# Audit N2: the sub-path never goes into the hostPath, which the container
+# runtime resolves following symbolic links; it goes to the app mounts'
+# subPath, which the kubelet resolves refusing links out of the volume.
+test_sub_path_is_kept_out_of_the_host_path if {
+	ds := object.union(bound("imagenet"), {"volume": object.union(bound("imagenet").volume, {"subPath": "/train/2024/"})})
 	d := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
-	only(d.volumeRewrites).hostPath == "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse/train/"
+	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse", "subPath": "train/2024"}}
+}
+
+test_sub_path_of_only_slashes_is_none if {
+	ds := object.union(bound("imagenet"), {"volume": object.union(bound("imagenet").volume, {"subPath": "/"})})
+	d := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
+	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
+}
+
+test_sub_path_without_readiness_gate_warns if {
+	ds := object.union(bound("imagenet"), {"volume": object.union(bound("imagenet").volume, {"subPath": "train"})})
+	p := pod({"serverless.fluid.io/inject": "true", "fuse.sidecar.poststart.fluid.io/inject": "false"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(ds))
+	some w in d.warnings
+	contains(w, `volume "data" of dataset team-a/imagenet is mounted at its sub-path "train"`)
+	not_warned_with_gate := mutating.decision with input as input_for(serverless_pod, one_volume(ds))
+	every w2 in not_warned_with_gate.warnings { not contains(w2, "sub-path") }
+	held := pod({"serverless.fluid.io/inject": "true", "fuse.sidecar.poststart.fluid.io/inject": "false", "app.poststart.fluid.io/inject": "true"}, {})
+	held_d := mutating.decision with input as input_for(held, one_volume(ds))
+	every w3 in held_d.warnings { not contains(w3, "sub-path") }
 }
 
 test_container_mode_on_clusters_without_native_sidecars if {

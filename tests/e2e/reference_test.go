@@ -37,7 +37,8 @@ func readerPod(ns, name, claim string, labels map[string]string) *corev1.Pod {
 // reader in the second namespace that requires the data
 // (fluid.io/dataset.refdemo.sched=required) is placed by kube-scheduler on
 // the node caching the first Dataset; a serverless reader gets the first
-// Dataset's FUSE as its sidecar, on the FUSE mount's sub-path. Deleting the
+// Dataset's FUSE as its sidecar, on the FUSE mount with the sub-path as
+// its mount's subPath. Deleting the
 // first Dataset waits while the reference exists; once the readers and the
 // reference are gone (its ThinRuntime, PV and PVC with it), the first
 // Dataset, its runtime and release go too.
@@ -128,9 +129,18 @@ func TestReferenceDatasetOnSimulatedCluster(t *testing.T) {
 		!strings.Contains(sidecar.Spec.InitContainers[0].Image, "juicefs") {
 		t.Fatalf("the serverless reader has no FUSE sidecar of the referenced runtime: %+v", sidecar.Spec.InitContainers)
 	}
+	// Audit N2: the hostPath is the FUSE mount itself, the sub-path the app
+	// mount's subPath.
 	for _, v := range sidecar.Spec.Volumes {
-		if v.Name == "data" && (v.HostPath == nil || !strings.HasSuffix(v.HostPath.Path, "/"+nsA+"/imagenet/juicefs-fuse/train")) {
-			t.Errorf("the serverless reader's volume is not the referenced FUSE mount's sub-path: %+v", v.VolumeSource)
+		if v.Name == "data" && (v.HostPath == nil || !strings.HasSuffix(v.HostPath.Path, "/"+nsA+"/imagenet/juicefs-fuse")) {
+			t.Errorf("the serverless reader's volume is not the referenced FUSE mount: %+v", v.VolumeSource)
+		}
+	}
+	for _, c := range sidecar.Spec.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.Name == "data" && m.SubPath != "train" {
+				t.Errorf("container %s mounts the data volume with subPath %q, want the reference's sub-path train", c.Name, m.SubPath)
+			}
 		}
 	}
 

@@ -149,8 +149,13 @@ func TestReferenceDatasetThroughTheAPIServer(t *testing.T) {
 	if len(serve.Spec.InitContainers) != 1 || serve.Spec.InitContainers[0].Image != "juicedata/juicefs-fuse:ce-v1.2.1" {
 		t.Fatalf("no FUSE sidecar of the referenced runtime: %+v", serve.Spec.InitContainers)
 	}
-	if v := volumeNamed(serve, "data"); v == nil || v.HostPath == nil || v.HostPath.Path != "/runtime-mnt/juicefs/"+nsA+"/phy/juicefs-fuse/train" {
-		t.Fatalf("the volume is not rewritten to the referenced FUSE mount's sub-path: %+v", v)
+	// Audit N2: the hostPath is the FUSE mount itself; the sub-path is the
+	// app mount's subPath, which the kubelet resolves refusing links out.
+	if v := volumeNamed(serve, "data"); v == nil || v.HostPath == nil || v.HostPath.Path != "/runtime-mnt/juicefs/"+nsA+"/phy/juicefs-fuse" {
+		t.Fatalf("the volume is not rewritten to the referenced FUSE mount: %+v", v)
+	}
+	if m := serve.Spec.Containers[0].VolumeMounts[0]; m.Name != "data" || m.SubPath != "train" {
+		t.Fatalf("the app mount does not take the reference's sub-path as its subPath: %+v", m)
 	}
 	if v := volumeNamed(serve, "config"); v == nil || v.ConfigMap == nil || v.ConfigMap.Name != datav1alpha1.ReferenceCopyName("refdemo", "phy-config") {
 		t.Errorf("the sidecar does not read the copy of the FUSE ConfigMap: %+v", v)

@@ -25,7 +25,7 @@ func TestDecodeMutating(t *testing.T) {
 		             "preferred": [{"weight": 50, "preference": {"matchExpressions": [{"key": "z", "operator": "Exists"}]}}]},
 		"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}],
 		"annotations": {"a": "b"}, "labels": {},
-		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt"}],
+		"volumeRewrites": [{"volume": "data", "hostPath": "/mnt", "subPath": "train"}],
 		"sidecars": [{"volume": "data", "dataset": "ns/d", "mountPath": "/mnt", "mode": "native", "unprivileged": true, "readinessGate": false,
 		              "env": [{"name": "A", "value": "1"}], "resources": {"limits": {"memory": "2Gi", "cpu": 1}, "requests": {"cpu": "500m"}},
 		              "uniqueHostPath": true, "dropVolumes": ["cache-dir"], "exitWithApps": true}],
@@ -55,6 +55,9 @@ func TestDecodeMutating(t *testing.T) {
 	}
 	if (&Mutating{AppPostStart: d.AppPostStart}).Empty() {
 		t.Error("a decision with only app postStart hooks reports Empty")
+	}
+	if rw := d.VolumeRewrites; len(rw) != 1 || rw[0] != (VolumeRewrite{Volume: "data", HostPath: "/mnt", SubPath: "train"}) {
+		t.Errorf("volumeRewrites = %+v", rw)
 	}
 	if d.Annotations["a"] != "b" || d.Warnings[0] != "w" || d.MountPropagation[0].Mode != corev1.MountPropagationHostToContainer {
 		t.Errorf("decision = %+v", d)

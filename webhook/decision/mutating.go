@@ -70,6 +70,11 @@ type MountPropagation struct {
 type VolumeRewrite struct {
 	Volume   string `json:"volume"`
 	HostPath string `json:"hostPath"`
+	// SubPath is the directory of the volume the Pod's containers mount
+	// (a reference dataset's sub-path), "" for all of it: it goes into
+	// each container mount's subPath, which the kubelet resolves refusing
+	// symbolic links out of the volume, never into the hostPath (audit N2).
+	SubPath string `json:"subPath,omitempty"`
 }
 
 // SidecarMode says how a FUSE sidecar is injected.

@@ -70,6 +70,8 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 						return true, d.str(e, &r.Volume)
 					case "hostPath":
 						return true, d.str(e, &r.HostPath)
+					case "subPath":
+						return true, d.str(e, &r.SubPath)
 					}
 					return false, nil
 				})

@@ -77,9 +77,11 @@ func readOnlyVolume(vols []snapshot.DatasetVolume, volume string) bool {
 	return false
 }
 
-// rewrite turns the named PVC volume into a hostPath volume and gives every
-// mount of it HostToContainer propagation, so that the app containers see
-// the sidecar's FUSE mount. A claim the Pod mounted read-only
+// rewrite turns the named PVC volume into a hostPath volume of the FUSE
+// mount and gives every mount of it HostToContainer propagation, so that
+// the app containers see the sidecar's FUSE mount, and the dataset's
+// sub-path as its subPath (withSubPath; once, when the volume is still the
+// claim, so that a second pass changes nothing). A claim the Pod mounted read-only
 // (persistentVolumeClaim.readOnly), or a dataset volume that is
 // (datasetReadOnly: its PV admits only ReadOnlyMany, which the CSI plugin
 // mounts read-only), stays read-only in every mount: the hostPath volume
@@ -91,6 +93,11 @@ func rewrite(pod *corev1.Pod, rw decision.VolumeRewrite, datasetReadOnly bool) e
 			continue
 		}
 		readOnly := datasetReadOnly || v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ReadOnly
+		if v.PersistentVolumeClaim != nil {
+			if err := withSubPath(pod, rw.Volume, rw.SubPath); err != nil {
+				return err
+			}
+		}
 		v.VolumeSource = corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: rw.HostPath}}
 		mode := corev1.MountPropagationHostToContainer
 		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
