@@ -22,7 +22,7 @@ func TestOptionCacheFacts(t *testing.T) {
 	quota := resource.MustParse("1Gi")
 	rt := &datav1alpha1.JuiceFSRuntime{Spec: datav1alpha1.JuiceFSRuntimeSpec{Replicas: 2,
 		TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{{MediumType: datav1alpha1.Memory, Path: "/dev/shm", Quota: &quota}}},
-		Worker: datav1alpha1.JuiceFSCompTemplateSpec{Options: map[string]string{"cache-dir": "/var/lib/kubelet:/dev/shm", "cache-size": "100000000"}},
+		Worker:      datav1alpha1.JuiceFSCompTemplateSpec{Options: map[string]string{"cache-dir": "/var/lib/kubelet:/dev/shm", "cache-size": "100000000"}},
 		Fuse: datav1alpha1.JuiceFSFuseSpec{Options: map[string]string{"cache-dir": "/mnt/fuse:/own", "cache-size": "0"},
 			VolumeMounts: []corev1.VolumeMount{{Name: "own", MountPath: "/own"}}},
 	}}
