@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -68,9 +69,16 @@ func (r *Reconciler) deleteFuseRecord(ctx context.Context, uid types.UID) error 
 	if r.FuseRecords == "" {
 		return nil
 	}
+	return DeleteFuseRecord(ctx, r.Client, r.FuseRecords, uid)
+}
+
+// DeleteFuseRecord removes the FUSE record of the runtime with the UID from
+// namespace, if it is there: the runtime's deletion does, and the orphan
+// sweep (controller/gc) for a runtime that went without it.
+func DeleteFuseRecord(ctx context.Context, c client.Writer, namespace string, uid types.UID) error {
 	record := &corev1.PodTemplate{}
-	record.Namespace, record.Name = r.FuseRecords, datav1alpha1.FuseRecordName(uid)
-	if err := r.Client.Delete(ctx, record); err != nil && !apierrors.IsNotFound(err) {
+	record.Namespace, record.Name = namespace, datav1alpha1.FuseRecordName(uid)
+	if err := c.Delete(ctx, record); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting FUSE record %s/%s: %w", record.Namespace, record.Name, err)
 	}
 	return nil

@@ -2,11 +2,8 @@ package cacheruntime
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
-	"regexp"
 	"slices"
-	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/nodelabels"
 	"github.com/sluice-data/sluice/engines"
 )
 
@@ -118,10 +116,6 @@ func (r *Reconciler) cacheLabels(key datav1alpha1.DatasetKey, ds *datav1alpha1.D
 	return l
 }
 
-// totalCapacityKey matches every dataset's total-capacity label, one per
-// dataset cached on a node; their count is the node's dataset-num.
-var totalCapacityKey = regexp.MustCompile(`^fluid\.io/s-h-[a-z0-9]+-t-`)
-
 // patchNode adds or removes labels on a node and recomputes dataset-num.
 // Runtimes reconcile concurrently and kwok or the kubelet keep updating
 // node status, so the change is a merge patch of the labels alone, built
@@ -142,12 +136,12 @@ func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[stri
 		return client.IgnoreNotFound(err)
 	}
 	st.recall(n)
-	patched, err := r.patchLabels(ctx, n, labels, add, n.ResourceVersion)
+	patched, err := nodelabels.Patch(ctx, r.Client, n, labels, add, n.ResourceVersion)
 	if apierrors.IsConflict(err) {
 		if err := r.reader().Get(ctx, key, n); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		patched, err = r.patchLabels(ctx, n, labels, add, "")
+		patched, err = nodelabels.Patch(ctx, r.Client, n, labels, add, "")
 	}
 	if err != nil {
 		return client.IgnoreNotFound(err)
@@ -156,65 +150,6 @@ func (r *Reconciler) patchNode(ctx context.Context, name string, labels map[stri
 		st.remember(n)
 	}
 	return nil
-}
-
-// patchLabels merge-patches the difference between n's labels and n's
-// labels relabelled, if any, and updates n to the patched node; a
-// non-empty resourceVersion is the patch's precondition.
-func (r *Reconciler) patchLabels(ctx context.Context, n *corev1.Node, labels map[string]string, add bool, resourceVersion string) (bool, error) {
-	next, changed := relabel(n.Labels, labels, add)
-	if !changed {
-		return false, nil
-	}
-	diff := map[string]any{}
-	for k, v := range next {
-		if n.Labels[k] != v {
-			diff[k] = v
-		}
-	}
-	for k := range n.Labels {
-		if _, ok := next[k]; !ok {
-			diff[k] = nil
-		}
-	}
-	m := map[string]any{"labels": diff}
-	if resourceVersion != "" {
-		m["resourceVersion"] = resourceVersion
-	}
-	patch, err := json.Marshal(map[string]any{"metadata": m})
-	if err != nil {
-		return false, err
-	}
-	return true, r.Client.Patch(ctx, n, client.RawPatch(types.MergePatchType, patch))
-}
-
-// relabel returns a node's labels with labels added or removed and
-// dataset-num recomputed, and whether that changes them.
-func relabel(current, labels map[string]string, add bool) (map[string]string, bool) {
-	next := maps.Clone(current)
-	if next == nil {
-		next = map[string]string{}
-	}
-	for k, v := range labels {
-		switch {
-		case add:
-			next[k] = v
-		case k != datav1alpha1.LabelExclusive || next[k] == v:
-			delete(next, k)
-		}
-	}
-	count := 0
-	for k := range next {
-		if totalCapacityKey.MatchString(k) {
-			count++
-		}
-	}
-	if count > 0 {
-		next[datav1alpha1.LabelDatasetNum] = strconv.Itoa(count)
-	} else {
-		delete(next, datav1alpha1.LabelDatasetNum)
-	}
-	return next, !maps.Equal(next, current)
 }
 
 func podReady(p *corev1.Pod) bool {
