@@ -74,6 +74,11 @@ type Options struct {
 	// conflict table is read from the policy data of their ConfigMaps, as
 	// the webhook's policies read it (none: the default table alone).
 	PolicyNamespaces []string
+	// GCPeriod is how often the orphan sweep (controller/gc) removes what
+	// the controller created for runtimes that are gone without their
+	// deletion's cleanup (FUSE records, Dataset volumes, node labels); 0
+	// turns it off.
+	GCPeriod time.Duration
 	// Engines are the engines the controller runs, one runtime reconciler
 	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,
 	// Alluxio, Jindo, Thin). Tests run the fake engine.
@@ -83,7 +88,7 @@ type Options struct {
 // NewOptions returns the defaults.
 func NewOptions() *Options {
 	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
-		MetadataRefresh: time.Hour, MetadataDeadline: time.Hour, ReleaseRetry: helm.DefaultRetryBase,
+		MetadataRefresh: time.Hour, MetadataDeadline: time.Hour, ReleaseRetry: helm.DefaultRetryBase, GCPeriod: 10 * time.Minute,
 		Concurrency: 32, QPS: -1, Burst: 0}
 }
 
@@ -141,6 +146,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	}
 	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
+		return nil, err
+	}
+	if err := setupGC(mgr, o, registry); err != nil {
 		return nil, err
 	}
 	if err := setupSidecarExit(mgr); err != nil {

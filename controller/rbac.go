@@ -47,7 +47,10 @@ package controller
 // and updates it by name.
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,verbs=create
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=sluice-system,resources=leases,resourceNames=sluice-controller.data.fluid.io,verbs=get;update
-// +kubebuilder:rbac:groups="",namespace=sluice-system,resources=podtemplates,verbs=get;create;update;delete
+//
+// The FUSE records (PodTemplates) in the controller's namespace: the runtime
+// reconcilers write them, the orphan sweep (controller/gc) lists them.
+// +kubebuilder:rbac:groups="",namespace=sluice-system,resources=podtemplates,verbs=get;list;create;update;delete
 
 // Secure metrics (--metrics-secure, the chart's default): each scrape's
 // token is reviewed and its access to /metrics checked

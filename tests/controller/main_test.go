@@ -28,6 +28,9 @@ const grace = 2 * time.Second
 // tests (no kubelet pulls it).
 const metadataImage = "registry.test/sluice:test"
 
+// gcPeriod is the controller's orphan sweep period in these tests.
+const gcPeriod = time.Second
+
 // fuseRecords is the controller's namespace for its FUSE records here.
 const fuseRecords = "sluice-records"
 
@@ -41,7 +44,7 @@ func TestMain(m *testing.M) {
 		controllerMetrics = "http://" + metricsAddr + "/metrics"
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
-		o.SluiceImage = metadataImage
+		o.SluiceImage, o.GCPeriod = metadataImage, gcPeriod
 		if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fuseRecords}}); err != nil {
 			return err
 		}
