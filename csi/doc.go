@@ -5,5 +5,9 @@
 // that starts FUSE on a node. NodeStageVolume sets that label (lazy FUSE),
 // NodePublishVolume waits for the FUSE mount and bind-mounts it into the Pod,
 // and NodeUnstageVolume removes the label when the FUSE clean policy says so.
-// Mounts go through k8s.io/mount-utils.
+// A dataset's directory (fluid_path and its sub-path) is opened with openat2
+// beneath the FUSE root, following no symbolic link, and that open directory
+// is bind-mounted (Mounter.BindDir), so the FUSE program's links never
+// decide what a Pod gets (audit N2). Other mount calls go through
+// k8s.io/mount-utils.
 package csi
