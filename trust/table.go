@@ -223,8 +223,9 @@ var datamigrateRows = []Row{
 var dataprocessRows = []Row{
 	guarded("spec.processor.job.podSpec", "process-privilege", "the processing pod: host namespaces, privileged containers, added capabilities, host-level security settings and node-level volumes are judged; hostPath volumes by host-path-volume, tolerations by toleration"),
 	safe("spec.processor.serviceAccountName", "a ServiceAccount of the operation's namespace (as any Pod of the namespace may name)"),
-	safe("spec.processor.podMetadata", "labels and annotations of the unprivileged processing pod"),
-	safe("spec.processor.script", "an unprivileged container of the operation's namespace: image, command, script, env, volumes and mounts (a hostPath volume is judged by host-path-volume)"),
+	guarded("spec.processor.podMetadata", "process-privilege", "labels and annotations of the processing pod: the AppArmor and seccomp unconfined annotations are judged as those privileges"),
+	safe("spec.processor.script", "an unprivileged container of the operation's namespace: image, command, script, env and mounts"),
+	guarded("spec.processor.script.volumes", "process-privilege", "volumes of the processing pod: types other than configMap, secret, downwardAPI, projected, emptyDir, persistentVolumeClaim and ephemeral are judged as privileges, hostPath by host-path-volume"),
 	safe("spec.dataset.name", "a Dataset of the operation's namespace"),
 	safe("spec.dataset.namespace", "must be the operation's namespace"),
 	safe("spec.dataset.mountPath", "where the processing pod mounts the Dataset"),
