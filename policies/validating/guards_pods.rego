@@ -6,7 +6,7 @@
 #   reservedTaints     taint keys no spec may tolerate; a toleration of
 #                      every taint (operator Exists, no key) tolerates them
 #   processPrivileges  what a DataProcess's pod may ask for of the node
-#                      (webhook/validating/guards_podspec.go judges every
+#                      (trust/guards/podspec.go judges every
 #                      PodSpec field that reaches it): nodeName, hostNetwork,
 #                      hostPID, hostIPC, hostPort, probeHost, privileged,
 #                      allowPrivilegeEscalation, seLinuxOptions, hostProcess,

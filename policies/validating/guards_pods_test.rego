@@ -67,7 +67,7 @@ test_process_privileges_can_be_allowed_per_namespace if {
 }
 
 # Audit N13: every host-reaching field of the pod spec is a privilege
-# (webhook/validating/guards_podspec.go), denied by default.
+# (trust/guards/podspec.go), denied by default.
 node_reaching := [
 	gv("spec.processor.job.podSpec.nodeName", "nodeName"),
 	gv("spec.processor.job.podSpec.containers[0].ports[0].hostPort", "hostPort"),

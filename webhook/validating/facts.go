@@ -9,6 +9,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/trust/guards"
 )
 
 // Facts are what the Go side knows about the admitted object and its
@@ -54,7 +55,7 @@ type Facts struct {
 	WasReference bool            `json:"wasReference"`
 
 	// Runtimes and Datasets: the values the default guards judge.
-	Guards GuardFacts `json:"guards"`
+	Guards guards.Facts `json:"guards"`
 }
 
 // Target is the Dataset a data operation works on.
@@ -106,11 +107,11 @@ type MountFacts struct {
 func levelFacts(ts datav1alpha1.TieredStore) []LevelFacts {
 	out := make([]LevelFacts, 0, len(ts.Levels))
 	for i, l := range ts.Levels {
-		lf := LevelFacts{Index: i, Medium: string(l.MediumType), Paths: splitList(l.Path), High: l.High, Low: l.Low, QuotaListBytes: []int64{}}
+		lf := LevelFacts{Index: i, Medium: string(l.MediumType), Paths: guards.SplitList(l.Path), High: l.High, Low: l.Low, QuotaListBytes: []int64{}}
 		if l.Quota != nil {
 			lf.QuotaBytes = l.Quota.Value()
 		}
-		for j, q := range splitList(l.QuotaList) {
+		for j, q := range guards.SplitList(l.QuotaList) {
 			v, err := resource.ParseQuantity(q)
 			if err != nil {
 				lf.QuotaField, lf.QuotaError = fmt.Sprintf("quotaList[%d]", j), fmt.Sprintf("%q is not a quantity: %v", q, err)
@@ -122,16 +123,6 @@ func levelFacts(ts datav1alpha1.TieredStore) []LevelFacts {
 			lf.QuotaField, lf.QuotaError = "quota", "quota or quotaList must be set"
 		}
 		out = append(out, lf)
-	}
-	return out
-}
-
-func splitList(s string) []string {
-	out := []string{}
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
 	}
 	return out
 }

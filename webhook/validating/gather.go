@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/fieldtables"
 	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/trust/guards"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -46,7 +47,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 	case kind == "Dataset":
 		ds := obj.(*datav1alpha1.Dataset)
 		f.Mounts = mountFacts(ds.Spec.Mounts)
-		f.Guards = guardValues(obj, old)
+		f.Guards = guards.OfUpdate(obj, old)
 		t, rt, err := g.datasetRuntime(ctx, ds)
 		if err != nil {
 			return f, err
@@ -78,7 +79,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 		if err != nil {
 			return f, err
 		}
-		f.Guards = guardValues(obj, old)
+		f.Guards = guards.OfUpdate(obj, old)
 		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok {
 			oldRT, _ := old.(*datav1alpha1.ThinRuntime)
 			f.Guards.Thin, err = g.thinGuards(ctx, rt, oldRT)
@@ -88,7 +89,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
 	default:
 		f, err := g.operationFacts(ctx, obj)
-		f.Guards = guardValues(obj, old)
+		f.Guards = guards.OfUpdate(obj, old)
 		return f, err
 	}
 	return f, nil

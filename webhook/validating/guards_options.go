@@ -1,8 +1,6 @@
 package validating
 
 import (
-	"strings"
-
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -34,22 +32,6 @@ type OptionCacheFacts struct {
 // runtime has no tieredstore level to give one: a directory of the
 // node's disk.
 const optionCacheMedium = string(datav1alpha1.HDD)
-
-// optionTierPaths are the host directories a runtime's options name for
-// its cache, each at its option's field, judged like hostPath tier paths.
-func optionTierPaths(obj client.Object) []GuardValue {
-	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
-	if !ok {
-		return nil
-	}
-	var out []GuardValue
-	for _, c := range juicefs.OptionCaches(rt) {
-		for _, d := range c.HostDirs {
-			out = append(out, GuardValue{Path: juicefs.OptionField(c.Component, "cache-dir"), Value: d, HostPath: true})
-		}
-	}
-	return out
-}
 
 // optionCaches are the caches a runtime's options define beyond its
 // tieredstore. A component's cache per pod is the tier's quota unless its
@@ -87,14 +69,4 @@ func levelBytes(l LevelFacts) int64 {
 		sum += q
 	}
 	return sum
-}
-
-// tierPathList splits a level's path as the runtime's engine does: on ','
-// and, for JuiceFS (whose --cache-dir separates directories with ':'), on
-// ':' too, so that every directory the engine mounts is judged on its own.
-func tierPathList(obj client.Object, path string) []string {
-	if _, ok := obj.(*datav1alpha1.JuiceFSRuntime); ok {
-		path = strings.ReplaceAll(path, ":", ",")
-	}
-	return splitList(path)
 }

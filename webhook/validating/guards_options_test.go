@@ -11,6 +11,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/trust/guards"
 )
 
 // TestOptionCacheFacts: the cache directories a JuiceFSRuntime's options
@@ -26,12 +27,12 @@ func TestOptionCacheFacts(t *testing.T) {
 		Fuse: datav1alpha1.JuiceFSFuseSpec{Options: map[string]string{"cache-dir": "/mnt/fuse:/own", "cache-size": "0"},
 			VolumeMounts: []corev1.VolumeMount{{Name: "own", MountPath: "/own"}}},
 	}}
-	want := []GuardValue{
+	want := []guards.Value{
 		{Path: "spec.tieredstore.levels[0].path", Value: "/dev/shm", HostPath: true},
 		{Path: `spec.worker.options["cache-dir"]`, Value: "/var/lib/kubelet", HostPath: true},
 		{Path: `spec.fuse.options["cache-dir"]`, Value: "/mnt/fuse", HostPath: true},
 	}
-	if diff := cmp.Diff(want, guardValues(rt, nil).TierPaths); diff != "" {
+	if diff := cmp.Diff(want, guards.OfUpdate(rt, nil).TierPaths); diff != "" {
 		t.Fatalf("tier paths (-want +got):\n%s", diff)
 	}
 	wantCaches := []OptionCacheFacts{{Path: `spec.worker.options["cache-size"]`, Medium: "MEM", Bytes: (100000000<<20 - gi) * 2}}
@@ -59,7 +60,7 @@ func TestOptionCacheFacts(t *testing.T) {
 	}
 
 	// On UPDATE an option directory the old object had is unchanged.
-	if upd := guardValues(rt, rt.DeepCopy()); !upd.TierPaths[1].Unchanged {
+	if upd := guards.OfUpdate(rt, rt.DeepCopy()); !upd.TierPaths[1].Unchanged {
 		t.Fatalf("unchanged marks: %+v", upd.TierPaths)
 	}
 
@@ -67,11 +68,11 @@ func TestOptionCacheFacts(t *testing.T) {
 	// is judged on its own.
 	split := &datav1alpha1.JuiceFSRuntime{Spec: datav1alpha1.JuiceFSRuntimeSpec{TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{
 		{MediumType: datav1alpha1.SSD, Path: "/mnt/a:/var/lib/kubelet", Quota: &quota}}}}}
-	want = []GuardValue{
+	want = []guards.Value{
 		{Path: "spec.tieredstore.levels[0].path", Value: "/mnt/a", HostPath: true},
 		{Path: "spec.tieredstore.levels[0].path", Value: "/var/lib/kubelet", HostPath: true},
 	}
-	if diff := cmp.Diff(want, guardValues(split, nil).TierPaths); diff != "" {
+	if diff := cmp.Diff(want, guards.OfUpdate(split, nil).TierPaths); diff != "" {
 		t.Fatalf("a ':'-separated JuiceFS tier path (-want +got):\n%s", diff)
 	}
 }
@@ -98,7 +99,7 @@ func TestEveryJuiceFSCacheOptionIsJudged(t *testing.T) {
 			field := juicefs.OptionField(component, name)
 			switch kind {
 			case "dir":
-				if !slices.ContainsFunc(guardValues(rt, nil).TierPaths, func(v GuardValue) bool { return v.Path == field && v.Value == values[kind] && v.HostPath }) {
+				if !slices.ContainsFunc(guards.OfUpdate(rt, nil).TierPaths, func(v guards.Value) bool { return v.Path == field && v.Value == values[kind] && v.HostPath }) {
 					t.Errorf("%s: no host tier path fact", field)
 				}
 			case "size":

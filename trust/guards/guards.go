@@ -1,4 +1,4 @@
-package validating
+package guards
 
 import (
 	"fmt"
@@ -13,52 +13,52 @@ import (
 	"github.com/sluice-data/sluice/trust"
 )
 
-// GuardFacts are the values of an object that the default guards judge
+// Facts are the values of an object that the default guards judge
 // (policies/validating/guards.rego): what a namespace user could use to
 // reach the node through the pods an engine runs. Each value names its
 // field; Unchanged marks one the old object had at the same field on
 // UPDATE, which the guards leave alone (an object stored before a guard
 // was tightened stays updatable).
-type GuardFacts struct {
+type Facts struct {
 	// Images a runtime sets, repository only (tag and digest cut off).
-	Images []GuardValue `json:"images"`
+	Images []Value `json:"images"`
 	// TierPaths are the runtime's tieredstore paths, one per path of a
 	// comma-separated list (JuiceFS: ',' or ':'), and the cache
 	// directories its options name (guards_options.go); HostPath says
 	// whether the level is a hostPath (the default volume type) rather
 	// than an emptyDir.
-	TierPaths []GuardValue `json:"tierPaths"`
+	TierPaths []Value `json:"tierPaths"`
 	// HostPathVolumes are the host paths of the runtime's spec.volumes.
-	HostPathVolumes []GuardValue `json:"hostPathVolumes"`
+	HostPathVolumes []Value `json:"hostPathVolumes"`
 	// LocalMounts are the host paths of a Dataset's local:// mounts, and of
 	// a DataBackup's or DataMigrate's local:// locations.
-	LocalMounts []GuardValue `json:"localMounts"`
+	LocalMounts []Value `json:"localMounts"`
 	// Tolerations are the taint keys a spec's tolerations tolerate ("" for
 	// one tolerating every taint): of a Dataset (its engine's pods), a
 	// JindoRuntime, a DataLoad, a DataMigrate and a DataProcess's pod.
-	Tolerations []GuardValue `json:"tolerations"`
+	Tolerations []Value `json:"tolerations"`
 	// Privileges are the host privileges of a DataProcess's pod spec:
 	// hostNetwork, hostPID, hostIPC, privileged, "capability <NAME>".
-	Privileges []GuardValue `json:"privileges"`
+	Privileges []Value `json:"privileges"`
 	// Privileged are the values a runtime sets in fields that reach a
 	// container with host privileges (trust.Privileged; rule
 	// privileged-container in guards_privileged.rego).
 	Privileged []PrivilegedValue `json:"privileged"`
 	// Thin is a ThinRuntime's overrides of its profile; nil for other
 	// objects and for a ThinRuntime without spec.profileName.
-	Thin *ThinGuardFacts `json:"thin,omitempty"`
+	Thin *ThinFacts `json:"thin,omitempty"`
 }
 
-// GuardValue is one judged value at its field path.
-type GuardValue struct {
+// Value is one judged value at its field path.
+type Value struct {
 	Path      string `json:"path"`
 	Value     string `json:"value"`
 	HostPath  bool   `json:"hostPath,omitempty"`
 	Unchanged bool   `json:"unchanged"`
 }
 
-// ThinGuardFacts are a ThinRuntime's overrides of its ThinRuntimeProfile.
-type ThinGuardFacts struct {
+// ThinFacts are a ThinRuntime's overrides of its ThinRuntimeProfile.
+type ThinFacts struct {
 	// Profile is the profile's name; Exists whether it exists.
 	Profile string `json:"profile"`
 	Exists  bool   `json:"exists"`
@@ -67,23 +67,23 @@ type ThinGuardFacts struct {
 	Allows []string `json:"allows"`
 	// Overrides are the fields that override the profile: Value is the
 	// kind (image, command or volumes).
-	Overrides []GuardValue `json:"overrides"`
+	Overrides []Value `json:"overrides"`
 }
 
-// guardValues lists the judged values of obj (nil when it has none), and
+// OfUpdate lists the judged values of obj (nil when it has none), and
 // marks those old has too.
-func guardValues(obj, old client.Object) GuardFacts {
-	f := guardsOf(obj)
+func OfUpdate(obj, old client.Object) Facts {
+	f := Of(obj)
 	if old == nil || reflect.ValueOf(old).IsNil() {
 		return f
 	}
-	was := guardsOf(old)
-	markUnchanged(f.Images, was.Images)
-	markUnchanged(f.TierPaths, was.TierPaths)
-	markUnchanged(f.HostPathVolumes, was.HostPathVolumes)
-	markUnchanged(f.LocalMounts, was.LocalMounts)
-	markUnchanged(f.Tolerations, was.Tolerations)
-	markUnchanged(f.Privileges, was.Privileges)
+	was := Of(old)
+	MarkUnchanged(f.Images, was.Images)
+	MarkUnchanged(f.TierPaths, was.TierPaths)
+	MarkUnchanged(f.HostPathVolumes, was.HostPathVolumes)
+	MarkUnchanged(f.LocalMounts, was.LocalMounts)
+	MarkUnchanged(f.Tolerations, was.Tolerations)
+	MarkUnchanged(f.Privileges, was.Privileges)
 	for i, v := range f.Privileged {
 		// o.Value and v.Value are whole trust.Values: path, field and value.
 		f.Privileged[i].Unchanged = slices.ContainsFunc(was.Privileged, func(o PrivilegedValue) bool { return o.Value == v.Value })
@@ -98,7 +98,7 @@ type PrivilegedValue struct {
 	Unchanged bool `json:"unchanged"`
 }
 
-func markUnchanged(cur, old []GuardValue) {
+func MarkUnchanged(cur, old []Value) {
 	for i := range cur {
 		for _, o := range old {
 			if o.Path == cur[i].Path && o.Value == cur[i].Value {
@@ -108,9 +108,9 @@ func markUnchanged(cur, old []GuardValue) {
 	}
 }
 
-func guardsOf(obj client.Object) GuardFacts {
-	f := GuardFacts{Images: []GuardValue{}, TierPaths: []GuardValue{}, HostPathVolumes: []GuardValue{}, LocalMounts: []GuardValue{},
-		Tolerations: []GuardValue{}, Privileges: []GuardValue{}, Privileged: []PrivilegedValue{}}
+func Of(obj client.Object) Facts {
+	f := Facts{Images: []Value{}, TierPaths: []Value{}, HostPathVolumes: []Value{}, LocalMounts: []Value{},
+		Tolerations: []Value{}, Privileges: []Value{}, Privileged: []PrivilegedValue{}}
 	if ds, ok := obj.(*datav1alpha1.Dataset); ok {
 		for i, m := range ds.Spec.Mounts {
 			f.LocalMounts = append(f.LocalMounts, localLocation(fmt.Sprintf("spec.mounts[%d].mountPoint", i), m.MountPoint)...)
@@ -130,15 +130,15 @@ func guardsOf(obj client.Object) GuardFacts {
 	}
 	for i, l := range r.GetTieredStore().Levels {
 		hostPath := l.VolumeType == "" || l.VolumeType == datav1alpha1.VolumeTypeHostPath
-		for _, p := range tierPathList(obj, l.Path) {
-			f.TierPaths = append(f.TierPaths, GuardValue{Path: fmt.Sprintf("spec.tieredstore.levels[%d].path", i), Value: p, HostPath: hostPath})
+		for _, p := range tierPaths(obj, l.Path) {
+			f.TierPaths = append(f.TierPaths, Value{Path: fmt.Sprintf("spec.tieredstore.levels[%d].path", i), Value: p, HostPath: hostPath})
 		}
 	}
 	f.TierPaths = append(f.TierPaths, optionTierPaths(obj)...)
 	images, volumes := runtimeImages(obj)
 	for _, im := range images {
 		if im.image != "" {
-			f.Images = append(f.Images, GuardValue{Path: im.path, Value: repository(im.image)})
+			f.Images = append(f.Images, Value{Path: im.path, Value: repository(im.image)})
 		}
 	}
 	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", volumes)...)

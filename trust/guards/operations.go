@@ -1,4 +1,4 @@
-package validating
+package guards
 
 import (
 	"fmt"
@@ -12,19 +12,19 @@ import (
 
 // tolerationValues are the taint keys tolerations tolerate, at field: ""
 // for a toleration of every taint (operator Exists without key).
-func tolerationValues(field string, ts []corev1.Toleration) []GuardValue {
-	var out []GuardValue
+func tolerationValues(field string, ts []corev1.Toleration) []Value {
+	var out []Value
 	for i, t := range ts {
-		out = append(out, GuardValue{Path: fmt.Sprintf("%s[%d]", field, i), Value: t.Key})
+		out = append(out, Value{Path: fmt.Sprintf("%s[%d]", field, i), Value: t.Key})
 	}
 	return out
 }
 
 // localLocation is the host path of a local:// location at field, if it
 // is one.
-func localLocation(field, uri string) []GuardValue {
+func localLocation(field, uri string) []Value {
 	if p, ok := strings.CutPrefix(strings.TrimSpace(uri), "local://"); ok {
-		return []GuardValue{{Path: field, Value: p}}
+		return []Value{{Path: field, Value: p}}
 	}
 	return nil
 }
@@ -33,7 +33,7 @@ func localLocation(field, uri string) []GuardValue {
 // with: local:// locations (host directories the Job mounts), tolerations,
 // and a DataProcess's pod: its volumes, its pod spec's host privileges and
 // the security annotations of its pod metadata (guards_podspec.go).
-func operationGuards(obj client.Object, f *GuardFacts) {
+func operationGuards(obj client.Object, f *Facts) {
 	switch op := obj.(type) {
 	case *datav1alpha1.DataBackup:
 		f.LocalMounts = append(f.LocalMounts, localLocation("spec.backupPath", op.Spec.BackupPath)...)
@@ -61,11 +61,11 @@ func operationGuards(obj client.Object, f *GuardFacts) {
 }
 
 // hostPaths are the host paths of volumes, at field.
-func hostPaths(field string, volumes []corev1.Volume) []GuardValue {
-	var out []GuardValue
+func hostPaths(field string, volumes []corev1.Volume) []Value {
+	var out []Value
 	for i, v := range volumes {
 		if v.HostPath != nil {
-			out = append(out, GuardValue{Path: fmt.Sprintf("%s[%d].hostPath", field, i), Value: v.HostPath.Path})
+			out = append(out, Value{Path: fmt.Sprintf("%s[%d].hostPath", field, i), Value: v.HostPath.Path})
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package validating
+package guards
 
 import (
 	"reflect"
@@ -290,14 +290,14 @@ func (w specWalker) walk(v reflect.Value, path string) {
 
 // judge checks that podGuards reports the one hostile value in the root.
 func (w specWalker) judge(key, at string, vd verdict) {
-	var f GuardFacts
+	var f Facts
 	podGuards("podSpec", w.root, &f)
-	want := GuardFacts{Privileges: []GuardValue{{Path: at, Value: vd.value}}}
+	want := Facts{Privileges: []Value{{Path: at, Value: vd.value}}}
 	switch vd.list {
 	case "tolerations":
-		want = GuardFacts{Tolerations: []GuardValue{{Path: at, Value: vd.value}}}
+		want = Facts{Tolerations: []Value{{Path: at, Value: vd.value}}}
 	case "hostPathVolumes":
-		want = GuardFacts{HostPathVolumes: []GuardValue{{Path: at, Value: vd.value}}}
+		want = Facts{HostPathVolumes: []Value{{Path: at, Value: vd.value}}}
 	}
 	if diff := cmp.Diff(want, f, cmpopts.EquateEmpty()); diff != "" {
 		w.t.Errorf("%s set to %v: podGuards reports (-want +got):\n%s", key, vd.hostile, diff)
@@ -324,9 +324,9 @@ func TestPodGuardsJudgeValuesNotPresence(t *testing.T) {
 			{Name: "p", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "c"}}},
 		},
 	}
-	var f GuardFacts
+	var f Facts
 	podGuards("podSpec", spec, &f)
-	if diff := cmp.Diff(GuardFacts{}, f, cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(Facts{}, f, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("a confined pod spec is reported (-want +got):\n%s", diff)
 	}
 }
@@ -348,15 +348,15 @@ func TestDataProcessGuardsBeyondThePodSpec(t *testing.T) {
 			{Name: "etc", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/etc"}}},
 		}},
 	}}}
-	want := GuardFacts{
-		HostPathVolumes: []GuardValue{{Path: "spec.processor.script.volumes[2].hostPath", Value: "/etc"}},
-		Privileges: []GuardValue{
+	want := Facts{
+		HostPathVolumes: []Value{{Path: "spec.processor.script.volumes[2].hostPath", Value: "/etc"}},
+		Privileges: []Value{
 			{Path: `spec.processor.podMetadata.annotations["container.apparmor.security.beta.kubernetes.io/script"]`, Value: privAppArmorOff},
 			{Path: `spec.processor.podMetadata.annotations["seccomp.security.alpha.kubernetes.io/pod"]`, Value: privSeccompOff},
 			{Path: "spec.processor.script.volumes[1].nfs", Value: "volume nfs"},
 		},
 	}
-	if diff := cmp.Diff(want, guardValues(dp, nil), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, OfUpdate(dp, nil), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("DataProcess guards (-want +got):\n%s", diff)
 	}
 }

@@ -1,19 +1,15 @@
-package validating
+package guards
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/juicefs"
@@ -50,19 +46,19 @@ func TestGuardValues(t *testing.T) {
 		}},
 		Volumes: []corev1.Volume{{Name: "cm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}, {Name: "root", VolumeSource: hostPath("/")}},
 	}}
-	got := guardValues(jfs, nil)
-	want := GuardFacts{
-		Images: []GuardValue{{Path: "spec.juicefsVersion.image", Value: "busybox"}, {Path: "spec.fuse.image", Value: "juicedata/juicefs-fuse"}},
-		TierPaths: []GuardValue{
+	got := OfUpdate(jfs, nil)
+	want := Facts{
+		Images: []Value{{Path: "spec.juicefsVersion.image", Value: "busybox"}, {Path: "spec.fuse.image", Value: "juicedata/juicefs-fuse"}},
+		TierPaths: []Value{
 			{Path: "spec.tieredstore.levels[0].path", Value: "/dev/shm", HostPath: true},
 			{Path: "spec.tieredstore.levels[1].path", Value: "/mnt/a", HostPath: true},
 			{Path: "spec.tieredstore.levels[1].path", Value: "/etc", HostPath: true},
 			{Path: "spec.tieredstore.levels[2].path", Value: "/cache"},
 		},
-		HostPathVolumes: []GuardValue{{Path: "spec.volumes[1].hostPath", Value: "/"}},
-		LocalMounts:     []GuardValue{},
-		Tolerations:     []GuardValue{},
-		Privileges:      []GuardValue{},
+		HostPathVolumes: []Value{{Path: "spec.volumes[1].hostPath", Value: "/"}},
+		LocalMounts:     []Value{},
+		Tolerations:     []Value{},
+		Privileges:      []Value{},
 		Privileged: []PrivilegedValue{{Value: trust.Value{Path: "spec.fuse.env[0]", Field: "spec.fuse.env",
 			Container: "the privileged JuiceFS FUSE container", Value: "PATH", List: "envNames"}}},
 	}
@@ -74,22 +70,22 @@ func TestGuardValues(t *testing.T) {
 	old := jfs.DeepCopy()
 	old.Spec.JuiceFSVersion.Image = "alluxio/alluxio"
 	old.Spec.Volumes = old.Spec.Volumes[1:] // the hostPath volume was volumes[0]
-	upd := guardValues(jfs, old)
+	upd := OfUpdate(jfs, old)
 	if upd.Images[0].Unchanged || !upd.Images[1].Unchanged || upd.HostPathVolumes[0].Unchanged || !upd.TierPaths[2].Unchanged || !upd.Privileged[0].Unchanged {
 		t.Fatalf("unchanged marks: %+v", upd)
 	}
 	renamed := jfs.DeepCopy()
 	renamed.Spec.Fuse.Env[0].Name = "LD_PRELOAD"
-	if g := guardValues(renamed, jfs); g.Privileged[0].Unchanged {
+	if g := OfUpdate(renamed, jfs); g.Privileged[0].Unchanged {
 		t.Fatal("a changed environment variable's name is marked unchanged")
 	}
 	var typedNil *datav1alpha1.JuiceFSRuntime
-	if g := guardValues(jfs, typedNil); g.Images[0].Unchanged {
+	if g := OfUpdate(jfs, typedNil); g.Images[0].Unchanged {
 		t.Fatal("a typed nil old object marks values unchanged")
 	}
 
 	ds := &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b"}, {MountPoint: "local:///etc"}}}}
-	if diff := cmp.Diff([]GuardValue{{Path: "spec.mounts[1].mountPoint", Value: "/etc"}}, guardValues(ds, nil).LocalMounts); diff != "" {
+	if diff := cmp.Diff([]Value{{Path: "spec.mounts[1].mountPoint", Value: "/etc"}}, OfUpdate(ds, nil).LocalMounts); diff != "" {
 		t.Fatalf("local mounts (-want +got):\n%s", diff)
 	}
 
@@ -97,54 +93,8 @@ func TestGuardValues(t *testing.T) {
 		Fuse:   datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "a/fuse"}},
 		Worker: datav1alpha1.ThinCompTemplateSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "a/worker"}},
 	}}
-	if got := guardValues(thin, nil).Images; len(got) != 2 || got[1].Path != "spec.worker.image" {
+	if got := OfUpdate(thin, nil).Images; len(got) != 2 || got[1].Path != "spec.worker.image" {
 		t.Fatalf("thin images = %+v", got)
-	}
-}
-
-func TestThinGuards(t *testing.T) {
-	vol := corev1.Volume{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}}}}
-	profile := &datav1alpha1.ThinRuntimeProfile{
-		ObjectMeta: metav1.ObjectMeta{Name: "nfs", Annotations: map[string]string{datav1alpha1.AnnotationAllowOverrides: "command, volumes"}},
-		Spec: datav1alpha1.ThinRuntimeProfileSpec{
-			Fuse:    datav1alpha1.ThinFuseSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "platform/nfs"}, Command: []string{"mount-nfs"}},
-			Volumes: []corev1.Volume{vol},
-		},
-	}
-	g := &Gatherer{Reader: fake.NewClientBuilder().WithScheme(sluicescheme.New()).WithObjects(profile).Build()}
-	rt := &datav1alpha1.ThinRuntime{Spec: datav1alpha1.ThinRuntimeSpec{
-		ProfileName: "nfs",
-		Fuse: datav1alpha1.ThinFuseSpec{
-			VersionSpec: datav1alpha1.VersionSpec{Image: "platform/nfs", ImageTag: "v2"}, // the profile's image: no override
-			Command:     []string{"mount-nfs"},                                           // the profile's command
-			Args:        []string{"-o", "x"},
-		},
-		Worker:  datav1alpha1.ThinCompTemplateSpec{VersionSpec: datav1alpha1.VersionSpec{Image: "evil/worker"}},
-		Volumes: []corev1.Volume{vol, {Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}},
-	}}
-	got, err := g.thinGuards(context.Background(), rt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := &ThinGuardFacts{Profile: "nfs", Exists: true, Allows: []string{"command", "volumes"}, Overrides: []GuardValue{
-		{Path: "spec.worker.image", Value: "image"},
-		{Path: "spec.fuse.args", Value: "command"},
-		{Path: "spec.volumes[1]", Value: "volumes"},
-	}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("thin guards (-want +got):\n%s", diff)
-	}
-
-	rt.Spec.ProfileName = "missing"
-	got, err = g.thinGuards(context.Background(), rt, rt.DeepCopy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Exists || len(got.Overrides) != 6 || !got.Overrides[0].Unchanged {
-		t.Fatalf("a missing profile: everything set overrides it, unchanged as before: %+v", got)
-	}
-	if got, _ := g.thinGuards(context.Background(), &datav1alpha1.ThinRuntime{}, nil); got != nil {
-		t.Fatalf("a ThinRuntime without a profile (reference dataset) has no overrides: %+v", got)
 	}
 }
 
@@ -185,21 +135,21 @@ func TestOperationAndTolerationGuardValues(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		obj  client.Object
-		want GuardFacts
+		want Facts
 	}{
 		{"Dataset", &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Tolerations: []corev1.Toleration{gpu, exists}}},
-			GuardFacts{Tolerations: []GuardValue{{Path: "spec.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.tolerations[1]"}}}},
+			Facts{Tolerations: []Value{{Path: "spec.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.tolerations[1]"}}}},
 		{"JindoRuntime", &datav1alpha1.JindoRuntime{Spec: datav1alpha1.JindoRuntimeSpec{
 			Worker: datav1alpha1.JindoCompTemplateSpec{Tolerations: []corev1.Toleration{gpu}}, Fuse: datav1alpha1.JindoFuseSpec{Tolerations: []corev1.Toleration{exists}}}},
-			GuardFacts{Tolerations: []GuardValue{{Path: "spec.worker.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.fuse.tolerations[0]"}}}},
+			Facts{Tolerations: []Value{{Path: "spec.worker.tolerations[0]", Value: "nvidia.com/gpu"}, {Path: "spec.fuse.tolerations[0]"}}}},
 		{"DataBackup", &datav1alpha1.DataBackup{Spec: datav1alpha1.DataBackupSpec{BackupPath: "local:///var/backups"}},
-			GuardFacts{LocalMounts: []GuardValue{{Path: "spec.backupPath", Value: "/var/backups"}}}},
-		{"DataBackup to a claim", &datav1alpha1.DataBackup{Spec: datav1alpha1.DataBackupSpec{BackupPath: "pvc://backups/x"}}, GuardFacts{}},
+			Facts{LocalMounts: []Value{{Path: "spec.backupPath", Value: "/var/backups"}}}},
+		{"DataBackup to a claim", &datav1alpha1.DataBackup{Spec: datav1alpha1.DataBackupSpec{BackupPath: "pvc://backups/x"}}, Facts{}},
 		{"DataMigrate", &datav1alpha1.DataMigrate{Spec: datav1alpha1.DataMigrateSpec{
 			From: datav1alpha1.DataToMigrate{ExternalStorage: &datav1alpha1.ExternalStorage{URI: "local:///in"}},
 			To:   datav1alpha1.DataToMigrate{ExternalStorage: &datav1alpha1.ExternalStorage{URI: "local:///out"}}, Tolerations: []corev1.Toleration{exists}}},
-			GuardFacts{LocalMounts: []GuardValue{{Path: "spec.from.externalStorage.uri", Value: "/in"}, {Path: "spec.to.externalStorage.uri", Value: "/out"}},
-				Tolerations: []GuardValue{{Path: "spec.tolerations[0]"}}}},
+			Facts{LocalMounts: []Value{{Path: "spec.from.externalStorage.uri", Value: "/in"}, {Path: "spec.to.externalStorage.uri", Value: "/out"}},
+				Tolerations: []Value{{Path: "spec.tolerations[0]"}}}},
 		{"DataProcess", &datav1alpha1.DataProcess{Spec: datav1alpha1.DataProcessSpec{Processor: datav1alpha1.Processor{Job: &datav1alpha1.JobProcessor{PodSpec: &corev1.PodSpec{
 			HostNetwork: true, HostPID: true, Tolerations: []corev1.Toleration{gpu},
 			Volumes:        []corev1.Volume{{Name: "h", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet"}}}},
@@ -207,16 +157,16 @@ func TestOperationAndTolerationGuardValues(t *testing.T) {
 			Containers: []corev1.Container{{Name: "c", SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(false),
 				Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}}}}},
 		}}}}},
-			GuardFacts{HostPathVolumes: []GuardValue{{Path: "spec.processor.job.podSpec.volumes[0].hostPath", Value: "/var/lib/kubelet"}},
-				Tolerations: []GuardValue{{Path: "spec.processor.job.podSpec.tolerations[0]", Value: "nvidia.com/gpu"}},
-				Privileges: []GuardValue{
+			Facts{HostPathVolumes: []Value{{Path: "spec.processor.job.podSpec.volumes[0].hostPath", Value: "/var/lib/kubelet"}},
+				Tolerations: []Value{{Path: "spec.processor.job.podSpec.tolerations[0]", Value: "nvidia.com/gpu"}},
+				Privileges: []Value{
 					{Path: "spec.processor.job.podSpec.hostNetwork", Value: "hostNetwork"},
 					{Path: "spec.processor.job.podSpec.hostPID", Value: "hostPID"},
 					{Path: "spec.processor.job.podSpec.initContainers[0].securityContext.privileged", Value: "privileged"},
 					{Path: "spec.processor.job.podSpec.containers[0].securityContext.capabilities.add[0]", Value: "capability SYS_ADMIN"},
 				}}},
 	} {
-		got := guardValues(c.obj, nil)
+		got := OfUpdate(c.obj, nil)
 		if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}

@@ -1,4 +1,4 @@
-package validating
+package guards
 
 import (
 	"fmt"
@@ -59,8 +59,8 @@ var namespacedVolumes = map[string]bool{
 // tolerations and host privileges: every field of the spec that reaches
 // the node (guards_podspec_test.go walks corev1.PodSpec and fails on a
 // field that is neither judged here nor listed there as harmless).
-func podGuards(field string, spec *corev1.PodSpec, f *GuardFacts) {
-	add := func(path, value string) { f.Privileges = append(f.Privileges, GuardValue{Path: path, Value: value}) }
+func podGuards(field string, spec *corev1.PodSpec, f *Facts) {
+	add := func(path, value string) { f.Privileges = append(f.Privileges, Value{Path: path, Value: value}) }
 	volumeGuards(field+".volumes", spec.Volumes, f)
 	f.Tolerations = append(f.Tolerations, tolerationValues(field+".tolerations", spec.Tolerations)...)
 	if spec.NodeName != "" {
@@ -173,11 +173,11 @@ func confinement(field string, se *corev1.SELinuxOptions, win *corev1.WindowsSec
 
 // volumeGuards adds the host paths of volumes at field, and every volume
 // of a type that is neither namespaced nor hostPath as "volume <type>".
-func volumeGuards(field string, volumes []corev1.Volume, f *GuardFacts) {
+func volumeGuards(field string, volumes []corev1.Volume, f *Facts) {
 	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths(field, volumes)...)
 	for i, v := range volumes {
 		if t := volumeType(v.VolumeSource); t != "" && t != "hostPath" && !namespacedVolumes[t] {
-			f.Privileges = append(f.Privileges, GuardValue{Path: fmt.Sprintf("%s[%d].%s", field, i, t), Value: privVolume + t})
+			f.Privileges = append(f.Privileges, Value{Path: fmt.Sprintf("%s[%d].%s", field, i, t), Value: privVolume + t})
 		}
 	}
 }
@@ -198,15 +198,15 @@ func volumeType(s corev1.VolumeSource) string {
 // securityAnnotations adds the pod annotations at field that ask for an
 // unconfined AppArmor or seccomp profile (the deprecated forms of the
 // securityContext fields).
-func securityAnnotations(field string, annotations map[string]string, f *GuardFacts) {
+func securityAnnotations(field string, annotations map[string]string, f *Facts) {
 	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		v := strings.TrimSpace(annotations[k])
 		at := fmt.Sprintf("%s[%q]", field, k)
 		switch {
 		case strings.HasPrefix(k, apparmorAnnotation) && v == "unconfined":
-			f.Privileges = append(f.Privileges, GuardValue{Path: at, Value: privAppArmorOff})
+			f.Privileges = append(f.Privileges, Value{Path: at, Value: privAppArmorOff})
 		case (k == seccompPodAnnot || strings.HasPrefix(k, seccompContainerAnn)) && v == "unconfined":
-			f.Privileges = append(f.Privileges, GuardValue{Path: at, Value: privSeccompOff})
+			f.Privileges = append(f.Privileges, Value{Path: at, Value: privSeccompOff})
 		}
 	}
 }

@@ -1,0 +1,52 @@
+package guards
+
+import (
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines/juicefs"
+)
+
+// optionTierPaths are the host directories a runtime's options name for
+// its cache (audit N5: JuiceFS's cache-dir in spec.worker.options and
+// spec.fuse.options), each at its option's field, judged like hostPath
+// tier paths. The other engines refuse the properties that would place
+// a cache (their field tables), and ThinRuntime options name no node
+// directory.
+func optionTierPaths(obj client.Object) []Value {
+	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
+	if !ok {
+		return nil
+	}
+	var out []Value
+	for _, c := range juicefs.OptionCaches(rt) {
+		for _, d := range c.HostDirs {
+			out = append(out, Value{Path: juicefs.OptionField(c.Component, "cache-dir"), Value: d, HostPath: true})
+		}
+	}
+	return out
+}
+
+// tierPaths splits a level's path as the runtime's engine does: on ','
+// and, for JuiceFS (whose --cache-dir separates directories with ':'), on
+// ':' too, so that every directory the engine mounts is judged on its own.
+func tierPaths(obj client.Object, path string) []string {
+	if _, ok := obj.(*datav1alpha1.JuiceFSRuntime); ok {
+		path = strings.ReplaceAll(path, ":", ",")
+	}
+	return SplitList(path)
+}
+
+// SplitList splits a comma-separated list, trimming each entry and
+// leaving out empty ones.
+func SplitList(s string) []string {
+	out := []string{}
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
