@@ -2,6 +2,7 @@ package cacheruntime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -10,25 +11,39 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // annotationRecordOf says which chart and values (helm.Desired.Digest) a
 // FUSE record was rendered from, so that an unchanged one is not written.
 const annotationRecordOf = "sluice.io/rendered-from"
 
+// platformRecord prefixes annotationRecordOf's digest on records rendered
+// from the platform's runtime (platformRuntime), so that a record an
+// earlier controller rendered with the tenant's container fields is
+// rendered again although the release's values did not change.
+const platformRecord = "platform/"
+
 // recordFuse keeps the runtime's FUSE record (datav1alpha1.FuseRecord) in
-// r.FuseRecords to the FUSE DaemonSet's pod template the desired chart and
-// values render. It runs before Helm deploys them, so that the record
-// never lags the DaemonSet. A release without a FUSE DaemonSet has no
-// record.
+// r.FuseRecords to the FUSE DaemonSet's pod template that the desired
+// chart renders for the platform's copy of the runtime, its tenant
+// container fields cleared (platformRuntime, audit N7): the record is the
+// source of other namespaces' FUSE sidecars only. It runs before Helm
+// deploys the release, so that the record never lags the DaemonSet. A
+// release without a FUSE DaemonSet has no record, nor has a runtime the
+// engine cannot serve without its tenant fields.
 func (r *Reconciler) recordFuse(ctx context.Context, s *scope, c *chart.Chart, digest string) error {
 	if r.FuseRecords == "" {
 		return nil
+	}
+	if digest != "" {
+		digest = platformRecord + digest
 	}
 	key := types.NamespacedName{Namespace: r.FuseRecords, Name: datav1alpha1.FuseRecordName(s.rt.GetUID())}
 	stored := &corev1.PodTemplate{}
@@ -40,7 +55,7 @@ func (r *Reconciler) recordFuse(ctx context.Context, s *scope, c *chart.Chart, d
 		return fmt.Errorf("reading FUSE record %s: %w", key, err)
 	}
 	found := err == nil
-	tmpl, ok, err := renderedFuse(ctx, c, s.values, s.rt.GetName(), s.rt.GetNamespace())
+	tmpl, ok, err := platformFuse(ctx, s.eng, c, s.ds, s.rt)
 	if err != nil {
 		return err
 	}
@@ -82,6 +97,27 @@ func DeleteFuseRecord(ctx context.Context, c client.Writer, namespace string, ui
 		return fmt.Errorf("deleting FUSE record %s/%s: %w", record.Namespace, record.Name, err)
 	}
 	return nil
+}
+
+// platformFuse renders the FUSE pod template of rt's release for another
+// namespace's sidecars: from the engine's values for the platform's copy
+// of rt (platformRuntime). ok is false when the release has no FUSE
+// DaemonSet, or when the engine refuses the copy (it cannot serve rt
+// without a tenant field): such a runtime serves no other namespace.
+func platformFuse(ctx context.Context, eng engines.Engine, c *chart.Chart, ds *datav1alpha1.Dataset, rt client.Object) (corev1.PodTemplateSpec, bool, error) {
+	platform, err := platformRuntime(rt)
+	if err != nil {
+		return corev1.PodTemplateSpec{}, false, err
+	}
+	values, err := eng.Values(ds, platform)
+	var engErr *engines.Error
+	if errors.As(err, &engErr) {
+		ctrl.LoggerFrom(ctx).Info("no FUSE record: the engine refuses the runtime without its tenant container fields, so no other namespace's Pod gets its sidecar", "reason", engErr.Error())
+		return corev1.PodTemplateSpec{}, false, nil
+	} else if err != nil {
+		return corev1.PodTemplateSpec{}, false, fmt.Errorf("the platform's values of %s/%s: %w", rt.GetNamespace(), rt.GetName(), err)
+	}
+	return renderedFuse(ctx, c, values, rt.GetName(), rt.GetNamespace())
 }
 
 // renderedFuse renders the chart and returns the pod template of the

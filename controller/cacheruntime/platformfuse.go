@@ -1,0 +1,147 @@
+package cacheruntime
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/sluice-data/sluice/trust"
+)
+
+// The FUSE record (datav1alpha1.FuseRecord) is the source of the FUSE
+// sidecars the webhook injects into the Pods of namespaces other than the
+// runtime's (reliability audit M12, N7). Those sidecars are privileged
+// containers in another tenant's Pod, so the record holds only what the
+// platform decides: the chart rendered from a copy of the runtime whose
+// tenant container fields (TenantContainerFields) are cleared. The engine's
+// image, its own command and argv, its FUSE mount, cache directories and
+// configuration, and the environment it sets itself stay; the producer
+// namespace's env, volumes, volumeMounts, JVM options, arguments, probes,
+// lifecycle hooks, ports and pod metadata do not. The producer's own FUSE
+// DaemonSet, and the sidecars of its own namespace's Pods, keep them.
+
+// Rules of trust.Table whose rows are tenant container fields besides
+// trust.RulePrivileged: a runtime's volumes (spec.volumes) and a Thin FUSE
+// program's command and arguments overriding its profile's.
+const (
+	ruleHostPathVolume = "host-path-volume"
+	ruleThinOverride   = "thin-override"
+)
+
+// podMetadataFields are the last segments of the tenant-safe rows that set
+// the labels and annotations of an engine's pods: safe in the producer's
+// namespace, but the producer's to choose, so not the platform's either.
+var podMetadataFields = []string{"podMetadata", "labels"}
+
+// TenantContainerFields are, per runtime kind, the field paths (as
+// trust.AllFields gives them) whose values a namespace user sets for the
+// engine's containers as code or configuration: every row the
+// privileged-container rule judges (env, volumeMounts, JVM options,
+// arguments, probes, lifecycle, ports), the runtime's volumes, a Thin
+// program override, and the pods' labels and annotations. Derived from
+// trust.Table, a field that table classifies so later is included
+// without further code.
+func TenantContainerFields() map[string][]string { return tenantContainerFields() }
+
+var tenantContainerFields = sync.OnceValue(func() map[string][]string {
+	out := map[string][]string{}
+	for kind, paths := range trust.AllFields() {
+		if !strings.HasSuffix(kind, "Runtime") {
+			continue
+		}
+		for _, p := range paths {
+			if row, ok := trust.Classify(kind, p); ok && tenantContainerRow(row) {
+				out[kind] = append(out[kind], p)
+			}
+		}
+	}
+	return out
+})
+
+func tenantContainerRow(row trust.Row) bool {
+	switch row.Rule {
+	case trust.RulePrivileged, ruleHostPathVolume, ruleThinOverride:
+		return row.Class == trust.Guarded
+	}
+	segs := strings.Split(row.Path, ".")
+	return slices.Contains(podMetadataFields, segs[len(segs)-1])
+}
+
+// platformRuntime returns a deep copy of rt with its tenant container
+// fields (TenantContainerFields) cleared: the runtime the FUSE record is
+// rendered from.
+func platformRuntime(rt client.Object) (client.Object, error) {
+	cp, ok := rt.DeepCopyObject().(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("copying runtime %s/%s", rt.GetNamespace(), rt.GetName())
+	}
+	kind := reflect.TypeOf(rt).Elem().Name()
+	for _, p := range tenantContainerFields()[kind] {
+		if err := clearAt(reflect.ValueOf(cp), strings.Split(p, ".")); err != nil {
+			return nil, fmt.Errorf("clearing %s of %s %s/%s: %w", p, kind, rt.GetNamespace(), rt.GetName(), err)
+		}
+	}
+	return cp, nil
+}
+
+// clearAt sets the field at the path segments under v (named by their
+// JSON tags, "name[]" for each element of a list) to its zero value.
+func clearAt(v reflect.Value, segs []string) error {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if len(segs) == 0 {
+		if !v.CanSet() {
+			return fmt.Errorf("field of type %s cannot be set", v.Type())
+		}
+		v.Set(reflect.Zero(v.Type()))
+		return nil
+	}
+	name, each := strings.CutSuffix(segs[0], "[]")
+	child, ok := jsonField(v, name)
+	if !ok {
+		return fmt.Errorf("no field %q in %s", name, v.Type())
+	}
+	if !each {
+		return clearAt(child, segs[1:])
+	}
+	for i := range child.Len() {
+		if err := clearAt(child.Index(i), segs[1:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonField is the field of struct v whose JSON name is name, looking into
+// embedded and inlined structs.
+func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
+	if v.Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if tag == "" && (f.Anonymous || strings.Contains(opts, "inline")) {
+			if fv, ok := jsonField(v.Field(i), name); ok {
+				return fv, true
+			}
+			continue
+		}
+		if tag == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
