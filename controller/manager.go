@@ -109,6 +109,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		Cache:                   CacheOptions(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
