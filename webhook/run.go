@@ -182,7 +182,9 @@ func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Cl
 // (those labelled fluid.io/dataset-id), policy ConfigMaps only in the policy
 // namespaces, FUSE records (PodTemplates labelled sluice.io/fuse-record)
 // only in fuseRecords, and no deep copies on read (the webhook never
-// mutates what it reads from the cache).
+// mutates what it reads from the cache). No object keeps its
+// managedFields, and a PVC only what the webhook reads of it (trimClaim):
+// any tenant may label a PVC so (audit N9).
 func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
 	datasetSel := labels.NewSelector().Add(*datasetObjects)
@@ -192,8 +194,9 @@ func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 	}
 	return cache.Options{
 		DefaultUnsafeDisableDeepCopy: ptr.To(true),
+		DefaultTransform:             stripManagedFields,
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.PersistentVolumeClaim{}: {Label: datasetSel},
+			&corev1.PersistentVolumeClaim{}: {Label: datasetSel, Transform: trimClaim},
 			&corev1.PersistentVolume{}:      {Label: datasetSel},
 			&corev1.PodTemplate{}: {
 				Namespaces: map[string]cache.Config{fuseRecords: {}},
