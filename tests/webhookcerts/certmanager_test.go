@@ -71,10 +71,11 @@ func TestCertManagerIssuesTheChartsCertificates(t *testing.T) {
 	}
 	serving.Spec.DNSNames = append(serving.Spec.DNSNames, "localhost")
 
+	cfgs := newConfigurations(ns)
 	r := startReplica(t, "a", ns, replicaOptions{metrics: true, env: map[string]string{
 		certs.EnvMode: string(certs.CertManager), certs.EnvCertificate: serving.Name,
+		certs.EnvMutatingConfiguration: cfgs.mutating, certs.EnvValidatingConfiguration: cfgs.validating,
 	}})
-	cfgs := newConfigurations(ns)
 	chart.createConfigurations(t, cfgs, fmt.Sprintf("https://localhost:%d", port(r.addr)))
 	for _, o := range chart.certManager {
 		if err := c.Create(ctx, o); err != nil {

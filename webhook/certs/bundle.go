@@ -57,9 +57,10 @@ func bundleContains(bundle []byte, cert *x509.Certificate) bool {
 }
 
 // verifyWith checks that leaf, as a server certificate, chains to one of
-// the certificates of the PEM bundle at time at: what the API server
-// checks when it calls the webhook.
-func verifyWith(bundle []byte, leaf *x509.Certificate, at time.Time) error {
+// the certificates of the PEM bundle at time at, through the intermediates
+// the server presents after it: what the API server checks when it calls
+// the webhook.
+func verifyWith(bundle []byte, leaf *x509.Certificate, at time.Time, intermediates ...*x509.Certificate) error {
 	if len(bundle) == 0 {
 		return errors.New("the caBundle is empty")
 	}
@@ -67,6 +68,10 @@ func verifyWith(bundle []byte, leaf *x509.Certificate, at time.Time) error {
 	if !roots.AppendCertsFromPEM(bundle) {
 		return errors.New("the caBundle holds no PEM certificate")
 	}
-	_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+	inter := x509.NewCertPool()
+	for _, c := range intermediates {
+		inter.AddCert(c)
+	}
+	_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	return err
 }

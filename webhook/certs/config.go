@@ -55,7 +55,9 @@ type Config struct {
 	// ExtraDNSNames are further names the serving certificate is for.
 	ExtraDNSNames []string
 	// MutatingConfiguration and ValidatingConfiguration are the webhook
-	// configurations the CA is injected into (self-managed).
+	// configurations the CA is injected into (self-managed: by the
+	// webhook; cert-manager: by its cainjector), whose caBundles must
+	// trust the served certificate before the webhook is ready.
 	MutatingConfiguration   string
 	ValidatingConfiguration string
 	// CertificateName is cert-manager's Certificate (cert-manager mode).
@@ -124,8 +126,8 @@ func (c *Config) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.SecretName, "cert-secret", c.SecretName, "self-managed: the Secret holding the CA and serving certificate; it must exist [$"+EnvSecret+"]")
 	fs.StringVar(&c.ServiceName, "service", c.ServiceName, "the webhook's Service: the serving certificate is for <service>.<namespace>.svc [$"+EnvService+"]")
 	fs.StringSliceVar(&c.ExtraDNSNames, "cert-extra-dns-names", c.ExtraDNSNames, "self-managed: further DNS names of the serving certificate")
-	fs.StringVar(&c.MutatingConfiguration, "mutating-configuration", c.MutatingConfiguration, "self-managed: the MutatingWebhookConfiguration the CA is injected into [$"+EnvMutatingConfiguration+"]")
-	fs.StringVar(&c.ValidatingConfiguration, "validating-configuration", c.ValidatingConfiguration, "self-managed: the ValidatingWebhookConfiguration the CA is injected into [$"+EnvValidatingConfiguration+"]")
+	fs.StringVar(&c.MutatingConfiguration, "mutating-configuration", c.MutatingConfiguration, "self-managed and cert-manager: the MutatingWebhookConfiguration the CA is injected into, which must trust the served certificate before the webhook is ready [$"+EnvMutatingConfiguration+"]")
+	fs.StringVar(&c.ValidatingConfiguration, "validating-configuration", c.ValidatingConfiguration, "self-managed and cert-manager: the ValidatingWebhookConfiguration the CA is injected into, which must trust the served certificate before the webhook is ready [$"+EnvValidatingConfiguration+"]")
 	fs.StringVar(&c.CertificateName, "certificate", c.CertificateName, "cert-manager: the Certificate whose readiness is reported [$"+EnvCertificate+"]")
 	fs.DurationVar(&c.Rotation.CAValidity, "ca-validity", c.Rotation.CAValidity, "self-managed: how long a CA is valid")
 	fs.DurationVar(&c.Rotation.ServingValidity, "cert-validity", c.Rotation.ServingValidity, "self-managed: how long a serving certificate is valid")
@@ -148,6 +150,8 @@ func (c *Config) Validate() error {
 	case CertManager:
 		need(c.Namespace, "namespace")
 		need(c.CertificateName, "certificate")
+		need(c.MutatingConfiguration, "mutating-configuration")
+		need(c.ValidatingConfiguration, "validating-configuration")
 	case SelfManaged:
 		need(c.Namespace, "namespace")
 		need(c.SecretName, "cert-secret")

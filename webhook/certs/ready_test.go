@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"crypto/x509"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func TestUntrusted(t *testing.T) {
 		{"not PEM", map[string][]byte{"M m webhook a": []byte("Y2E=")}, []string{"the caBundle holds no PEM certificate"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := untrusted(leaf, tc.bundles, now)
+			err := untrusted([]*x509.Certificate{leaf}, tc.bundles, now)
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -54,7 +55,7 @@ func TestUntrustedAfterExpiry(t *testing.T) {
 	ca := newCA(t, now.Add(-time.Hour), 24*time.Hour)
 	crt, key := newServing(t, ca, now.Add(-time.Hour), 2*time.Hour)
 	leaf := leafOfPEM(t, crt, key)
-	if err := untrusted(leaf, map[string][]byte{"M m webhook a": ca.CertPEM}, now.Add(3*time.Hour)); err == nil {
+	if err := untrusted([]*x509.Certificate{leaf}, map[string][]byte{"M m webhook a": ca.CertPEM}, now.Add(3*time.Hour)); err == nil {
 		t.Fatal("an expired certificate is trusted")
 	}
 }

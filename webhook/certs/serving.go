@@ -20,8 +20,8 @@ import (
 type Serving struct {
 	cfg    Config
 	loader *Loader
-	// reader reads the webhook configurations (self-managed).
-	reader client.Reader
+	// bundles reads the webhook configurations' caBundles for Ready.
+	bundles *liveBundles
 }
 
 // New checks cfg and returns its Serving.
@@ -72,7 +72,8 @@ func (s *Serving) SetupWithManager(mgr manager.Manager) error {
 	if err := mgr.Add(s.loader); err != nil {
 		return err
 	}
-	s.reader = mgr.GetClient()
+	s.bundles = &liveBundles{reader: mgr.GetAPIReader(), mutating: s.cfg.MutatingConfiguration, validating: s.cfg.ValidatingConfiguration,
+		timeout: bundleReadTimeout, maxStale: maxBundleStaleness}
 	switch s.cfg.Mode {
 	case SelfManaged:
 		return s.setupSelfManaged(mgr)
