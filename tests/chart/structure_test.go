@@ -159,8 +159,8 @@ func TestCertificateModes(t *testing.T) {
 			t.Errorf("the webhook's Secret rules: %v, want %v", got, want)
 		}
 		want = map[string][]string{
-			"mutatingwebhookconfigurations sluice-mutating-webhook":     {"update"},
-			"validatingwebhookconfigurations sluice-validating-webhook": {"update"},
+			"mutatingwebhookconfigurations sluice-mutating-webhook":     {"get", "update"},
+			"validatingwebhookconfigurations sluice-validating-webhook": {"get", "update"},
 			"mutatingwebhookconfigurations ":                            {"list", "watch"},
 			"validatingwebhookconfigurations ":                          {"list", "watch"},
 		}
