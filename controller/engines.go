@@ -22,7 +22,7 @@ import (
 
 // setupRuntimes registers one runtime reconciler per engine, named after
 // the runtime kind it serves (e.g. juicefsruntime).
-func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine, failures cacheruntime.FailureCounter) error {
+func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine, failures cacheruntime.FailureCounter, guard cacheruntime.Guard) error {
 	c := mgr.GetClient()
 	for _, eng := range registry {
 		gvk, err := apiutil.GVKForObject(eng.NewObject(), mgr.GetScheme())
@@ -37,6 +37,7 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			MetadataJob:     ufsmeta.Options{Image: o.SluiceImage, PullPolicy: corev1.PullIfNotPresent, Deadline: o.MetadataDeadline},
 			MetadataRefresh: o.MetadataRefresh,
 			FuseRecords:     o.FuseRecords,
+			Guard:           guard,
 		}
 		if _, ok := eng.(thin.Engine); ok {
 			// A ThinRuntime waiting for its profile starts when the profile

@@ -25,6 +25,7 @@ import (
 	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/trust/guardcheck"
 )
 
 // Options configure `sluice controller`.
@@ -136,7 +137,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{SluiceImage: o.SluiceImage}}
 	}
 	failures := &metrics.Failures{}
-	if err := setupRuntimes(mgr, o, helmClients, registry, failures); err != nil {
+	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
+	guard := &guardcheck.Checker{Data: conflicts.Data, Reader: live, MaxAge: 5 * time.Second}
+	if err := setupRuntimes(mgr, o, helmClients, registry, failures, guard); err != nil {
 		return nil, err
 	}
 	if err := setupDatasets(mgr, registry); err != nil {
@@ -145,7 +148,6 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReferences(mgr, o, registry); err != nil {
 		return nil, err
 	}
-	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
 		return nil, err
 	}

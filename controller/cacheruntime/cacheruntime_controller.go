@@ -65,6 +65,11 @@ type Reconciler struct {
 	// Watches are further objects whose changes wake runtimes, e.g. the
 	// profiles Thin runtimes start from.
 	Watches []Watch
+	// Guard judges the runtime and its Dataset with the platform's guard
+	// rules before the engine renders them (trust/guardcheck), so that a
+	// spec stored while the validating webhook was unreachable is refused
+	// (InvalidSpec) rather than deployed; nil judges nothing.
+	Guard Guard
 	// Concurrency is how many runtimes reconcile at once (default 1).
 	Concurrency int
 	// Serves, when set, says which runtimes of the kind this reconciler
@@ -312,4 +317,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, name string) error {
 type Watch struct {
 	Object client.Object
 	Map    handler.MapFunc
+}
+
+// Guard refuses objects the platform's guard rules deny: an
+// engines.Error (InvalidSpec) naming each denial, nil when none does.
+type Guard interface {
+	Refuse(ctx context.Context, objs ...client.Object) error
 }

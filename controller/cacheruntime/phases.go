@@ -64,6 +64,10 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 	return ""
 }
 
+// guardRetry is when a runtime the guards refused is judged again, with
+// the platform's policy data as it is then.
+const guardRetry = 10 * time.Second
+
 // resolveEngine settles this reconcile's engine and the release's values.
 // An engines.Resolver reads the objects the runtime depends on here, once;
 // the rest of the reconcile asks the engine it returned. An engine error
@@ -75,6 +79,17 @@ func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, 
 			"Dataset %s is a reference dataset (it has a %s mount): only a ThinRuntime without spec.profileName serves it, from the referenced Dataset's cache",
 			s.obs.dataset, datav1alpha1.ReferenceScheme)}
 		return ctrl.Result{}, false, nil
+	}
+	if r.Guard != nil {
+		err := r.Guard.Refuse(ctx, s.ds, s.rt)
+		var engErr *engines.Error
+		if errors.As(err, &engErr) {
+			// The platform may change its policy data: judge again later.
+			s.obs.engine = &engineVerdict{reason: engErr.Reason, message: engErr.Error()}
+			return ctrl.Result{RequeueAfter: guardRetry}, false, nil
+		} else if err != nil {
+			return ctrl.Result{}, false, err
+		}
 	}
 	eng, err := r.Engine, error(nil)
 	if res, ok := eng.(engines.Resolver); ok {

@@ -262,7 +262,7 @@ func TestCacheCleanupThatFailsOrHangsIsGivenUp(t *testing.T) {
 	if err := env.Client.Create(ctx, testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))); err != nil {
 		t.Fatal(err)
 	}
-	rt := testobj.JuiceFSRuntime("logs", ns, 2, testobj.Level(datav1alpha1.HDD, "/data/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime("logs", ns, 2, testobj.Level(datav1alpha1.HDD, "/mnt/jfs", "10Gi"))
 	rt.Spec.Management.CleanCachePolicy = datav1alpha1.CleanCachePolicy{GracePeriodSeconds: ptr.To[int32](1), MaxRetryAttempts: ptr.To[int32](0)}
 	if err := env.Client.Create(ctx, rt); err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestCacheCleanupTakesOverFromADeadController(t *testing.T) {
 	if err := env.Client.Create(ctx, testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))); err != nil {
 		t.Fatal(err)
 	}
-	rt := testobj.JuiceFSRuntime("logs", ns, 2, testobj.Level(datav1alpha1.HDD, "/data/jfs", "10Gi"))
+	rt := testobj.JuiceFSRuntime("logs", ns, 2, testobj.Level(datav1alpha1.HDD, "/mnt/jfs", "10Gi"))
 	if err := env.Client.Create(ctx, rt); err != nil {
 		t.Fatal(err)
 	}

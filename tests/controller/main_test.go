@@ -11,8 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 
@@ -49,8 +51,29 @@ func TestMain(m *testing.M) {
 			return err
 		}
 		o.FuseRecords = fuseRecords
+		// The controller judges runtimes with the platform's guards (issue
+		// 30 item 6). These tests mount a CA bundle or an extra volume into
+		// the FUSE container, as a platform that allows it would.
+		if err := platformPolicy(ctx, e.Client); err != nil {
+			return err
+		}
+		o.PolicyNamespaces = []string{policyNamespace}
 		cfg := rest.CopyConfig(e.Config)
 		cfg.Wrap(controllerRequests.wrap)
 		return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 	}))
+}
+
+// policyNamespace holds the platform's policy ConfigMaps in these tests.
+const policyNamespace = "sluice-policies"
+
+// platformPolicy writes the policy data every test's namespace shares.
+func platformPolicy(ctx context.Context, c client.Client) error {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: policyNamespace}}); err != nil {
+		return err
+	}
+	return c.Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: policyNamespace, Name: "platform", Labels: map[string]string{policies.BundleLabel: "true"}},
+		Data:       map[string]string{"guards.yaml": "validating:\n  guards:\n    \"*\":\n      privilegedFields: [spec.fuse.volumeMounts]\n"},
+	})
 }

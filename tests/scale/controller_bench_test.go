@@ -193,7 +193,7 @@ func apply(ctx context.Context, c client.Client, ns string, n int) error {
 				name := fmt.Sprintf("ds-%04d", i)
 				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
 				ds.Spec.Placement = datav1alpha1.ShareMode
-				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/"+name, "10Gi"))
+				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))
 				for _, obj := range []client.Object{ds, rt} {
 					if err := c.Create(ctx, obj); err != nil {
 						errs <- err

@@ -143,7 +143,7 @@ func applyWithLoads(ctx context.Context, c client.Client, ns string, n int) erro
 				name := fmt.Sprintf("ds-%04d", i)
 				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
 				ds.Spec.Placement = datav1alpha1.ShareMode
-				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/var/cache/"+name, "10Gi"))
+				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))
 				dl := testobj.DataLoad(name, ns, name)
 				for _, obj := range []client.Object{ds, rt, dl} {
 					if err := c.Create(ctx, obj); err != nil {

@@ -24,16 +24,29 @@ type Table struct {
 	Default map[string]any
 }
 
-// For returns the kinds that block kind. A policy ConfigMap the webhook
-// reports it rejected (policies.Rejected) is left out,
-// as the webhook serves without it, and so is one whose data does not
-// parse.
+// For returns the kinds that block kind.
 func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
+	data, err := t.Data(ctx)
+	if err != nil {
+		return nil, err
+	}
+	table, err := claim.ConflictsFrom(data)
+	if err != nil {
+		return nil, errors.New("the operation conflict table of the policy data: " + err.Error())
+	}
+	return table[kind], nil
+}
+
+// Data is the policy data as the webhook serves it: the default data with
+// the policy ConfigMaps of Namespaces over it. A policy ConfigMap the
+// webhook reports it rejected (policies.Rejected) is left out, as the
+// webhook serves without it, and so is one whose data does not parse.
+func (t *Table) Data(ctx context.Context) (map[string]any, error) {
 	var cms []corev1.ConfigMap
 	for _, ns := range t.Namespaces {
 		list := &corev1.ConfigMapList{}
 		if err := t.Reader.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{policies.BundleLabel: "true"}); err != nil {
-			return nil, fmt.Errorf("reading the policy ConfigMaps of %s for the operation conflict table: %w", ns, err)
+			return nil, fmt.Errorf("reading the policy ConfigMaps of %s: %w", ns, err)
 		}
 		for _, cm := range list.Items {
 			if !policies.Rejected(&cm) {
@@ -42,9 +55,5 @@ func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
 		}
 	}
 	data, _ := policies.OverlayData(t.Default, cms)
-	table, err := claim.ConflictsFrom(data)
-	if err != nil {
-		return nil, errors.New("the operation conflict table of the policy data: " + err.Error())
-	}
-	return table[kind], nil
+	return data, nil
 }
