@@ -26,7 +26,7 @@ func setupReferences(mgr manager.Manager, o *Options, registry []engines.Engine)
 		return nil
 	}
 	r := &reference.Reconciler{Client: mgr.GetClient(), Live: mgr.GetAPIReader(), RuntimeKinds: kinds, Refresh: o.CacheRefresh,
-		Events: mgr.GetEventRecorder("sluice-controller")}
+		Events: mgr.GetEventRecorder("sluice-controller"), FuseRecords: o.FuseRecords}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the reference dataset reconciler: %w", err)
 	}

@@ -5,9 +5,10 @@
 // release of its own.
 //
 // A reconcile reads the ThinRuntime, its Dataset, the referenced Dataset,
-// that Dataset's runtime, PV and FUSE DaemonSet; records the reference in
-// the referenced Dataset's status.datasetRef (whose deletion then waits);
-// copies the ConfigMaps the referenced FUSE reads into the reference
+// that Dataset's runtime and PV; records the reference in the referenced
+// Dataset's status.datasetRef (whose deletion then waits); copies the
+// ConfigMaps the referenced runtime's FUSE record (the platform's template,
+// without the referenced namespace's own volumes) reads into the reference
 // dataset's namespace when it is another one (the webhook's FUSE sidecars
 // read the copies there); creates the reference dataset's PVC and PV on the
 // referenced FUSE mount (the same fluid_path, FUSE label and mount type,

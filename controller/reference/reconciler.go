@@ -37,6 +37,11 @@ type Reconciler struct {
 	Refresh time.Duration
 	// Events records Ready's transitions; nil records nothing.
 	Events events.EventRecorder
+	// FuseRecords is the namespace of the FUSE records
+	// (datav1alpha1.FuseRecord): the ConfigMaps a referenced runtime's
+	// record reads are copied for a reference dataset of another
+	// namespace. Empty: none is (no other namespace gets a sidecar).
+	FuseRecords string
 }
 
 // Finalizer is the runtime finalizer, the same as every runtime's.

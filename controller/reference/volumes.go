@@ -7,7 +7,6 @@ import (
 	"path"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,19 +22,24 @@ import (
 
 // copyConfigMaps keeps, in the reference dataset's namespace when it is
 // not the referenced Dataset's, a copy of each ConfigMap the referenced
-// runtime's FUSE container reads (datav1alpha1.ObjectsReadBy), named
-// datav1alpha1.ReferenceCopyName and owned by the reference dataset, so
-// that the FUSE sidecars the webhook injects into its Pods find them; and
-// removes the copies no longer read. Secrets are not copied.
+// runtime's FUSE record (datav1alpha1.FuseRecord, the platform's template
+// the webhook builds other namespaces' sidecars from) reads
+// (datav1alpha1.ObjectsReadBy), named datav1alpha1.ReferenceCopyName and
+// owned by the reference dataset, so that the FUSE sidecars the webhook
+// injects into its Pods find them; and removes the copies no longer read.
+// Secrets are not copied. The referenced namespace's FUSE DaemonSet is
+// not read: its users may change it, or mount ConfigMaps of their choice
+// through the runtime's spec.volumes, none of which reaches the sidecars
+// (audit N7), so none is copied either.
 func (r *Reconciler) copyConfigMaps(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	want := map[string]string{} // copy name -> source name
-	if s.ds.Namespace != s.target.Namespace {
-		fuse := &appsv1.DaemonSet{}
-		key := types.NamespacedName{Namespace: s.targetRuntime.GetNamespace(), Name: s.targetRuntime.GetName() + datav1alpha1.FuseDaemonSetSuffix}
-		if found, err := r.get(ctx, key, fuse); err != nil {
+	if s.ds.Namespace != s.target.Namespace && r.FuseRecords != "" {
+		record := &corev1.PodTemplate{}
+		key := types.NamespacedName{Namespace: r.FuseRecords, Name: datav1alpha1.FuseRecordName(s.targetRuntime.GetUID())}
+		if found, err := getOptional(ctx, r.reader(), key, record); err != nil {
 			return ctrl.Result{}, false, err
-		} else if found && len(fuse.Spec.Template.Spec.Containers) > 0 {
-			spec := &fuse.Spec.Template.Spec
+		} else if found && len(record.Template.Spec.Containers) > 0 {
+			spec := &record.Template.Spec
 			cms, _ := datav1alpha1.ObjectsReadBy(&spec.Containers[0], spec.Volumes)
 			for _, name := range cms {
 				want[datav1alpha1.ReferenceCopyName(s.ds.Name, name)] = name
@@ -93,6 +97,17 @@ func (r *Reconciler) ensureCopy(ctx context.Context, s *scope, source, name stri
 		return "", fmt.Errorf("updating the copy %s/%s of ConfigMap %s: %w", cm.Namespace, name, srcKey, err)
 	}
 	return "", nil
+}
+
+// getOptional reads one object; a missing one is not an error.
+func getOptional(ctx context.Context, c client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
+	if err := c.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
+	return true, nil
 }
 
 func equalBinary(a, b map[string][]byte) bool {

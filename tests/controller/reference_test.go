@@ -19,6 +19,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/dataset"
 	"github.com/sluice-data/sluice/controller/reference"
+	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 
@@ -80,8 +81,9 @@ func thinCondition(ctx context.Context, key types.NamespacedName, typ string) *m
 // referenced Dataset's status.datasetRef, and is Bound on the referenced
 // FUSE mount with the sub-path: its PV in its own namespace carries the
 // referenced PV's fluid_path, FUSE label and runtime; the ConfigMap the
-// referenced FUSE reads is copied into its namespace and kept current; the
-// runtime reports the referenced runtime's phases. Deleting the referenced
+// referenced runtime mounts through spec.volumes is not copied into its
+// namespace (audit N7: no sidecar of that namespace reads it); the runtime
+// reports the referenced runtime's phases. Deleting the referenced
 // Dataset waits (Referenced) while the reference exists; deleting the
 // reference removes its PV, PVC, copy and the datasetRef entry, after
 // which the referenced Dataset's deletion goes on.
@@ -127,28 +129,11 @@ func TestReferenceDatasetSharesTheReferencedCache(t *testing.T) {
 		t.Errorf("PVC %+v / PV claimRef %+v", pvc.ObjectMeta, refPV.Spec.ClaimRef)
 	}
 
+	// The ConfigMap the referenced runtime mounts through its own
+	// spec.volumes reaches no sidecar of nsB's (audit N7): it is not
+	// copied there (TestAReferenceOfAnAlluxioDataset copies the engine's).
 	copyKey := types.NamespacedName{Namespace: nsB, Name: datav1alpha1.ReferenceCopyName("refdemo", "phy-extra")}
-	cm := &corev1.ConfigMap{}
-	eventually(t, 10*time.Second, "the ConfigMap the referenced FUSE reads is copied", func() bool {
-		return env.Client.Get(ctx, copyKey, cm) == nil && cm.Data["conf"] == "v1"
-	})
-	if owner := metav1.GetControllerOf(cm); owner == nil || owner.UID != ref.UID {
-		t.Errorf("the copy is not owned by the reference dataset: %+v", cm.OwnerReferences)
-	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		src := &corev1.ConfigMap{}
-		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: nsA, Name: "phy-extra"}, src); err != nil {
-			return err
-		}
-		src.Data["conf"] = "v2"
-		return env.Client.Update(ctx, src)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 10*time.Second, "the copy follows its source", func() bool {
-		return env.Client.Get(ctx, copyKey, cm) == nil && cm.Data["conf"] == "v2"
-	})
+	neverCopied(ctx, t, copyKey, refKey)
 
 	eventually(t, 10*time.Second, "the reference runtime is Ready with the referenced runtime's phases", func() bool {
 		c := thinCondition(ctx, refKey, reference.ConditionReady)
@@ -299,7 +284,9 @@ func TestAGoneReferenceHoldsNoDeletion(t *testing.T) {
 // TestAReferenceOfAnAlluxioDataset: the reference dataset of an Alluxio
 // Dataset binds on the Alluxio FUSE mount as on JuiceFS's: its PV carries
 // the referenced PV's fluid_path, mount type, FUSE label and runtime, with
-// the sub-path, and its runtime reports the Alluxio runtime's phases.
+// the sub-path, and its runtime reports the Alluxio runtime's phases. The
+// engine's own ConfigMap, which the FUSE record mounts, is copied into the
+// reference dataset's namespace, owned by it, and follows its source.
 func TestAReferenceOfAnAlluxioDataset(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -335,4 +322,43 @@ func TestAReferenceOfAnAlluxioDataset(t *testing.T) {
 		return c != nil && c.Status == metav1.ConditionTrue && env.Client.Get(ctx, refKey, rt) == nil &&
 			env.Client.Get(ctx, client.ObjectKeyFromObject(phy), alx) == nil && rt.Status.WorkerPhase == alx.Status.WorkerPhase && rt.Status.WorkerPhase != ""
 	})
+
+	copyKey := types.NamespacedName{Namespace: nsB, Name: datav1alpha1.ReferenceCopyName("coco-ref", "coco-config")}
+	cm := &corev1.ConfigMap{}
+	eventually(t, 20*time.Second, "the ConfigMap the FUSE record reads is copied", func() bool {
+		return env.Client.Get(ctx, copyKey, cm) == nil && len(cm.Data) > 0
+	})
+	if owner := metav1.GetControllerOf(cm); owner == nil || owner.Name != "coco-ref" || owner.Kind != "Dataset" {
+		t.Errorf("the copy is not owned by the reference dataset: %+v", cm.OwnerReferences)
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		src := &corev1.ConfigMap{}
+		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: nsA, Name: "coco-config"}, src); err != nil {
+			return err
+		}
+		src.Data["extra.properties"] = "v2"
+		return env.Client.Update(ctx, src)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the copy follows its source", func() bool {
+		return env.Client.Get(ctx, copyKey, cm) == nil && cm.Data["extra.properties"] == "v2"
+	})
+}
+
+// neverCopied waits for the reference runtime key to be Ready (its copies
+// made) and then checks for a while that the ConfigMap copy does not
+// appear.
+func neverCopied(ctx context.Context, t *testing.T, copyKey, key types.NamespacedName) {
+	t.Helper()
+	eventually(t, 20*time.Second, "the reference runtime is Ready", func() bool {
+		c := thinCondition(ctx, key, reference.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	for end := time.Now().Add(testenv.Stretch(3 * time.Second)); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if err := env.Client.Get(ctx, copyKey, &corev1.ConfigMap{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("ConfigMap %s: want none (not copied), got %v", copyKey, err)
+		}
+	}
 }
