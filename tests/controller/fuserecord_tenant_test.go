@@ -32,7 +32,7 @@ func TestFuseRecordHoldsNoTenantContainerFields(t *testing.T) {
 	// runtimes with the guards too).
 	allowed := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: policyNamespace, Name: "guards-" + ns, Labels: map[string]string{policies.BundleLabel: "true"}},
-		Data: map[string]string{"guards.yaml": "validating:\n  guards:\n    " + ns + ":\n      privilegedFields: [spec.fuse.volumeMounts, spec.fuse.env]\n      envNames: [PATH]\n"},
+		Data:       map[string]string{"guards.yaml": "validating:\n  guards:\n    " + ns + ":\n      privilegedFields: [spec.fuse.volumeMounts, spec.fuse.env]\n      envNames: [PATH]\n"},
 	}
 	if err := env.Client.Create(ctx, allowed); err != nil {
 		t.Fatal(err)
