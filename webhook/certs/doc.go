@@ -6,8 +6,8 @@
 // readiness; and files, where someone else writes the certificate
 // directory. In every mode the server presents what is in the certificate
 // directory, reloaded when it changes, and the webhook is not ready until a
-// certificate is loaded (and, self-managed, trusted by both
-// configurations).
+// certificate is loaded (and, self-managed or cert-manager, trusted by the
+// caBundles of both configurations, read live).
 //
 // Self-managed rotation has two parts. cert-controller creates the CA and
 // renews the serving certificate under the same CA, which a reloading
