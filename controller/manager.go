@@ -148,7 +148,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReferences(mgr, o, registry); err != nil {
 		return nil, err
 	}
-	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry); err != nil {
+	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry, guard); err != nil {
 		return nil, err
 	}
 	if err := setupGC(mgr, o, registry); err != nil {

@@ -43,6 +43,11 @@ type Reconciler struct {
 	Helm func(namespace string) (*helm.Client, error)
 	// Conflicts says, for the operation kind, the kinds that block it.
 	Conflicts ConflictTable
+	// Guard judges the operation with the platform's guard rules before
+	// its release is rendered (trust/guardcheck): local:// locations, a
+	// DataProcess pod's host privileges and volumes, tolerations; nil
+	// judges nothing.
+	Guard Guard
 	// Grace is how long a claim of a missing operation is kept.
 	Grace time.Duration
 	// Concurrency is how many operations reconcile at once (default 1).
@@ -189,4 +194,10 @@ func over(op datav1alpha1.OperationObject) bool {
 		return s.Finished()
 	}
 	return s.Phase == datav1alpha1.PhaseFailed && terminal(s)
+}
+
+// Guard refuses objects the platform's guard rules deny: an
+// engines.Error (InvalidSpec) naming each denial, nil when none does.
+type Guard interface {
+	Refuse(ctx context.Context, objs ...client.Object) error
 }

@@ -178,11 +178,18 @@ func (s *scope) engineError(err error) (stop bool, _ error) {
 }
 
 // render asks the engine (or Render) for the release that runs the
-// operation. An engine that runs no operations, or not this kind, fails it
+// operation, once the platform's guard rules (Guard) admit it. An engine that runs no operations, or not this kind, fails it
 // at once (Unsupported, naming the engine).
-func (r *Reconciler) render(_ context.Context, s *scope) (ctrl.Result, bool, error) {
+func (r *Reconciler) render(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	if s.started() {
 		return ctrl.Result{}, true, nil
+	}
+	if r.Guard != nil {
+		// The guards the webhook applies at admission, again: an
+		// operation admitted while it was unreachable is not run.
+		if stop, err := s.engineError(r.Guard.Refuse(ctx, s.op)); stop {
+			return ctrl.Result{}, false, err
+		}
 	}
 	render := r.Render
 	if render == nil {

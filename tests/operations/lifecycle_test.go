@@ -82,11 +82,14 @@ func equalExprs(a, b []corev1.NodeSelectorRequirement) bool {
 
 // TestDataBackupRecordsItsLocation: a DataBackup to local:// that completes
 // records its path and the node holding it (status.infos), which the
-// printer columns show.
+// printer columns show. The platform's guards admit the directory for the
+// namespace (validating.guards localPaths): without that, the controller
+// refuses the backup, as TestTheGuardsRefuseAnOperationAtReconcile shows.
 func TestDataBackupRecordsItsLocation(t *testing.T) {
 	ns := env.Namespace(t)
 	seed(t, ns, "logs", engineFake)
 	node(t, "backup-node-"+ns, nil)
+	allowLocal(t, ns, "/var/backups")
 	bk := &datav1alpha1.DataBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"},
 		Spec: datav1alpha1.DataBackupSpec{Dataset: "logs", BackupPath: "local:///var/backups"}}
 	create(t, bk)

@@ -46,7 +46,8 @@ type Checker struct {
 	// its overrides (thin-override).
 	Reader client.Reader
 	// MaxAge is how long the policy data Data returned is used before it
-	// is read again; 0 reads it at every check.
+	// is read again (a denial is always confirmed with data read then); 0
+	// reads it at every check.
 	MaxAge time.Duration
 
 	mu       sync.Mutex
@@ -73,26 +74,36 @@ func Rules() []string {
 }
 
 // Check judges each object (a runtime, a Dataset or a data operation) and
-// returns every guard denial, in order.
+// returns every guard denial, in order. Denials found with policy data
+// read before (MaxAge) are confirmed with the data as it is now, so that
+// what the platform has just admitted is not refused.
 func (c *Checker) Check(ctx context.Context, objs ...client.Object) ([]Denial, error) {
-	data, err := c.policyData(ctx)
+	ds, fresh, err := c.check(ctx, false, objs)
+	if err == nil && len(ds) > 0 && !fresh {
+		ds, _, err = c.check(ctx, true, objs)
+	}
+	return ds, err
+}
+
+func (c *Checker) check(ctx context.Context, reread bool, objs []client.Object) ([]Denial, bool, error) {
+	data, fresh, err := c.policyData(ctx, reread)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	q, err := c.query(ctx, data)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rules := Rules()
 	var out []Denial
 	for _, obj := range objs {
 		input, err := c.input(ctx, obj)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		rs, err := q.Eval(ctx, rego.EvalInput(input))
 		if err != nil {
-			return nil, fmt.Errorf("judging %s with the guard rules: %w", input["kind"], err)
+			return nil, false, fmt.Errorf("judging %s with the guard rules: %w", input["kind"], err)
 		}
 		var found []Denial
 		for _, r := range rs {
@@ -100,7 +111,7 @@ func (c *Checker) Check(ctx context.Context, objs ...client.Object) ([]Denial, e
 				raw, _ := json.Marshal(e.Value)
 				var ds []Denial
 				if err := json.Unmarshal(raw, &ds); err != nil {
-					return nil, fmt.Errorf("the guard rules' denials: %w", err)
+					return nil, false, fmt.Errorf("the guard rules' denials: %w", err)
 				}
 				for _, d := range ds {
 					if slices.Contains(rules, d.Rule) {
@@ -112,7 +123,7 @@ func (c *Checker) Check(ctx context.Context, objs ...client.Object) ([]Denial, e
 		sort.Slice(found, func(i, j int) bool { return found[i].Message < found[j].Message })
 		out = append(out, found...)
 	}
-	return out, nil
+	return out, fresh, nil
 }
 
 // Refuse is Check as an engines.Invalid error naming every denial (nil
@@ -185,22 +196,22 @@ func kindOf(obj client.Object) string {
 	return t[strings.LastIndex(t, ".")+1:]
 }
 
-// policyData is Data's answer, read again once MaxAge has passed.
-func (c *Checker) policyData(ctx context.Context) (map[string]any, error) {
+// policyData is Data's answer, read again once MaxAge has passed or
+// when reread; fresh says it was read now.
+func (c *Checker) policyData(ctx context.Context, reread bool) (data map[string]any, fresh bool, err error) {
 	c.mu.Lock()
-	if c.data != nil && time.Since(c.readAt) < c.MaxAge {
+	if !reread && c.data != nil && time.Since(c.readAt) < c.MaxAge {
 		defer c.mu.Unlock()
-		return c.data, nil
+		return c.data, false, nil
 	}
 	c.mu.Unlock()
-	data, err := c.Data(ctx)
-	if err != nil {
-		return nil, err
+	if data, err = c.Data(ctx); err != nil {
+		return nil, false, err
 	}
 	c.mu.Lock()
 	c.data, c.readAt = data, time.Now()
 	c.mu.Unlock()
-	return data, nil
+	return data, true, nil
 }
 
 // query prepares the validating decision's deny set over data, once per

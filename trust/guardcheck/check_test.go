@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -100,5 +101,29 @@ func TestThePlatformsDataApplies(t *testing.T) {
 	other.Namespace = "team-b"
 	if got, err := c.Check(context.Background(), other); err != nil || !slices.Equal(rules(got), []string{"privileged-container"}) {
 		t.Errorf("team-b: %v %v", got, err)
+	}
+}
+
+// TestADenialIsConfirmedWithTheDataAsItIsNow: with policy data cached, a
+// value the platform has just admitted is not refused, and the data is
+// read again only to confirm a denial.
+func TestADenialIsConfirmedWithTheDataAsItIsNow(t *testing.T) {
+	base, err := policies.DefaultData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	current, reads := base, 0
+	c := &guardcheck.Checker{MaxAge: time.Hour, Data: func(context.Context) (map[string]any, error) { reads++; return current, nil }}
+	fine := testobj.JuiceFSRuntime("fine", "team-a", 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Gi"))
+	if got, err := c.Check(context.Background(), fine); err != nil || len(got) != 0 || reads != 1 {
+		t.Fatalf("a clean runtime: %v %v, %d reads", got, err, reads)
+	}
+	if _, _ = c.Check(context.Background(), fine); reads != 1 {
+		t.Fatalf("the cached data was read again: %d reads", reads)
+	}
+	kubelet := testobj.JuiceFSRuntime("k", "team-a", 1, testobj.Level(datav1alpha1.SSD, "/var/lib/kubelet", "1Gi"))
+	current = policies.MergeData(base, map[string]any{"validating": map[string]any{"guards": map[string]any{"team-a": map[string]any{"tieredstorePaths": []any{"/var/lib/kubelet"}}}}})
+	if got, err := c.Check(context.Background(), kubelet); err != nil || len(got) != 0 || reads != 2 {
+		t.Errorf("a path the platform has just admitted: %v %v, %d reads", got, err, reads)
 	}
 }
