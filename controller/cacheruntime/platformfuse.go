@@ -1,14 +1,19 @@
 package cacheruntime
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/trust"
 )
 
@@ -144,4 +149,16 @@ func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
 		}
 	}
 	return reflect.Value{}, false
+}
+
+// PlatformFuseTemplate is the FUSE pod template the controller records for
+// rt (recordFuse): its engine's chart rendered for the platform's copy of
+// rt. ok is false when there is no record to write. Tests use it to build
+// the record a producer's runtime gets.
+func PlatformFuseTemplate(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt client.Object) (corev1.PodTemplateSpec, bool, error) {
+	c, err := helm.LoadChart(eng.Chart())
+	if err != nil {
+		return corev1.PodTemplateSpec{}, false, err
+	}
+	return platformFuse(ctx, eng, c, ds, rt)
 }
