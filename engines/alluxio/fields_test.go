@@ -1,6 +1,7 @@
 package alluxio_test
 
 import (
+	"maps"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,26 @@ func TestFieldsClassifyTheSchema(t *testing.T) {
 // TestHonouredFieldsReachTheChart: setting any honoured field changes the
 // rendered release, apart from the few that act outside the chart.
 func TestHonouredFieldsReachTheChart(t *testing.T) {
+	c := renderCase()
+	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields, samples,
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+}
+
+// TestTenantSafeFieldsStayOutOfHostContainers: no field the trust table
+// calls tenant-safe changes what the engine's privileged or host-network
+// containers run or mount (issue 30).
+func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
+	// What changes a host container through the platform, and why.
+	exempt := map[string]string{
+		"spec.disablePrometheus": "removes the platform's metrics configuration mount from the FUSE container; adds nothing",
+	}
+	maps.Copy(exempt, enginetest.TierVolumeExempt)
+	enginetest.CheckTenantSafeStaysOut(t, renderCase(), enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), "AlluxioRuntime", alluxio.Fields, samples, exempt)
+}
+
+// renderCase is the render tests' baseline, with the alternates some
+// fields need.
+func renderCase() enginetest.RenderCase {
 	ds, rt := sample()
 	c := enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: ds, Runtime: rt}
 	// Volumes reach a pod when one of its containers mounts them.
@@ -30,8 +51,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 	for _, comp := range []string{"master", "jobMaster", "worker", "jobWorker", "fuse"} {
 		c.Alternate["spec."+comp+".volumeMounts"] = vol
 	}
-	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), alluxio.Fields, samples,
-		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+	return c
 }
 
 var samples = map[string]any{

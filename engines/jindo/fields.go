@@ -1,7 +1,9 @@
 package jindo
 
 import (
+	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -49,7 +51,8 @@ var Fields = engines.Fields{
 		Note: "emptyDir.medium of emptyDir directories"},
 	engines.HonouredField("spec.tieredstore.levels[].volumeType", "hostPath or emptyDir directories"),
 	engines.RefusedField("spec.tieredstore.levels[1]", "JindoCache caches in a single tier; set only levels[0]"),
-	engines.HonouredField("spec.user", "the user JindoCache runs as"),
+	{Path: "spec.user", Support: engines.Honoured, Check: userName,
+		Note: "the user JindoCache runs as (RUN_AS_USER of every container, as Fluid sets it): a user name of letters, digits, '_' and '-'"},
 	engines.HonouredField("spec.volumes", "extra volumes of the pods, mounted by the components' volumeMounts"),
 }
 
@@ -118,4 +121,17 @@ func replicasRow(component string) engines.Field {
 // classified per engine.
 var DatasetFields = engines.Fields{
 	engines.RefusedField("spec.owner", "Sluice's Jindo engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+}
+
+// userNameRE is what spec.user may be: a POSIX user name. The value
+// reaches the privileged FUSE container's environment (RUN_AS_USER),
+// which the image's entrypoint reads as root; nothing else is data there.
+var userNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_-]{0,31}$`)
+
+// userName is spec.user's Check.
+func userName(v any) string {
+	if u, ok := v.(string); ok && !userNameRE.MatchString(u) {
+		return fmt.Sprintf("%q is not a user name (a lower-case letter or '_', then up to 31 lower-case letters, digits, '_' or '-')", u)
+	}
+	return ""
 }

@@ -1,6 +1,8 @@
 package jindo_test
 
 import (
+	"maps"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +22,29 @@ func TestFieldsClassifyTheSchema(t *testing.T) {
 // TestHonouredFieldsReachTheChart: setting any honoured field changes the
 // rendered release, apart from the few that act outside the chart.
 func TestHonouredFieldsReachTheChart(t *testing.T) {
+	c := renderCase()
+	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("jindoruntimes")), jindo.Fields, jindoSamples,
+		[]string{"spec.fuse.cleanPolicy", "spec.cleanCachePolicy.gracePeriodSeconds", "spec.cleanCachePolicy.maxRetryAttempts"})
+}
+
+// TestTenantSafeFieldsStayOutOfHostContainers: no field the trust table
+// calls tenant-safe changes what the engine's privileged or host-network
+// containers run or mount (issue 30).
+func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
+	// What changes a host container through the platform, and why.
+	exempt := map[string]string{
+		"spec.secret":          "mounts a Secret of the runtime's namespace read-only at /token: an STS token no program executes",
+		"spec.user":            "RUN_AS_USER, as Fluid sets it: a user name the engine checks (spec.user's row)",
+		"spec.master.disabled": "the FUSE runs alone: the engine sets FLUID_FUSE_MODE=fuseOnly instead of the masters' addresses",
+		"spec.master.replicas": "the engine writes the masters' addresses, which it derives from the count, into the components' environment",
+	}
+	maps.Copy(exempt, enginetest.TierVolumeExempt)
+	enginetest.CheckTenantSafeStaysOut(t, renderCase(), enginetest.SpecSchema(t, enginetest.CRDFile("jindoruntimes")), "JindoRuntime", jindo.Fields, jindoSamples, exempt)
+}
+
+// renderCase is the render tests' baseline, with the alternates some
+// fields need.
+func renderCase() enginetest.RenderCase {
 	ds, rt := sample()
 	c := enginetest.RenderCase{Engine: jindo.Engine{}, Dataset: ds, Runtime: rt}
 	// spec.secret and the dataset's encryptOptions both supply /token.
@@ -52,8 +77,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.master.volumeMounts":               {Engine: jindo.Engine{}, Dataset: volDS, Runtime: volRT},
 		"spec.worker.volumeMounts":               {Engine: jindo.Engine{}, Dataset: volDS, Runtime: volRT},
 	}
-	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("jindoruntimes")), jindo.Fields, jindoSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.cleanCachePolicy.gracePeriodSeconds", "spec.cleanCachePolicy.maxRetryAttempts"})
+	return c
 }
 
 var jindoSamples = map[string]any{
@@ -105,4 +129,21 @@ func TestValuesRefuseRefusedFields(t *testing.T) {
 	_, err := jindo.Engine{}.Values(ds, rt)
 	enginetest.WantInvalid(t, err, "spec.fuse.metrics: Sluice's Jindo engine does not configure FUSE metrics",
 		"spec.properties: credentials must come from a Secret (spec.secret or the dataset's encryptOptions), not plain properties: fs.oss.accessKeySecret")
+}
+
+// TestAUserNameIsTheOnlyUser: spec.user reaches the privileged FUSE's
+// environment (RUN_AS_USER), which the image's entrypoint reads as root:
+// anything but a user name is refused, naming the field.
+func TestAUserNameIsTheOnlyUser(t *testing.T) {
+	for _, user := range []string{"root; id", "$(id)", "a b", "Alice", "x\n---"} {
+		ds, rt := sample()
+		rt.Spec.User = user
+		_, err := jindo.Engine{}.Values(ds, rt)
+		enginetest.WantInvalid(t, err, "spec.user: "+strconv.Quote(user)+" is not a user name")
+	}
+	ds, rt := sample()
+	rt.Spec.User = "hadoop_1"
+	if _, err := (jindo.Engine{}).Values(ds, rt); err != nil {
+		t.Errorf("a user name: %v", err)
+	}
 }

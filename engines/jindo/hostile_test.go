@@ -25,7 +25,6 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 	f.Args = []string{"-oauto_cache", "-onote=" + h}
 	rt.Spec.TieredStore.Levels[0].Path = "/disk-a" + line + ",/disk-b" + line
 	rt.Spec.Properties = map[string]string{"runtime.note": "runtime-property" + line}
-	rt.Spec.User = "user" + h
 	rt.Spec.Labels = map[string]string{"label" + h: "label-value" + h}
 	rt.Spec.PodMetadata = datav1alpha1.PodMetadata{Annotations: map[string]string{"annotation" + h: "annotation-value" + h}}
 	rt.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "pull-secret" + h}}
@@ -54,7 +53,7 @@ func TestHostileStringsRenderAsData(t *testing.T) {
 	rel.Carries(t, "registry/jindo"+line+":tag"+line, "registry/fuse"+line+":fuse-tag"+line, "-onote="+h, "/disk-a"+line, "/disk-b"+line,
 		"runtime.note = runtime-property"+line, "master.note = master-property"+line, "worker.note = worker-property"+line,
 		"fuse.note = fuse-property"+line, "fs.oss.note = mount-option"+line, "/labels"+line,
-		"user"+h, "label"+h, "label-value"+h, "annotation"+h, "annotation-value"+h, "pull-secret"+h, "/host"+h, "/master"+h, "/worker"+h,
+		"label"+h, "label-value"+h, "annotation"+h, "annotation-value"+h, "pull-secret"+h, "/host"+h, "/master"+h, "/worker"+h,
 		"master-env"+h, "worker-env"+h, "fuse-env"+h, "master-selector"+h, "master-selected"+h, "worker-selector"+h, "worker-selected"+h,
 		"fuse-selector"+h, "fuse-selected"+h, "master-toleration"+h, "worker-toleration"+h, "fuse-toleration"+h,
 		"secret-name"+h, "secret-key"+h, "shared-key"+h, "toleration-key"+h, "toleration-value"+h, "affinity-value"+h)

@@ -21,6 +21,21 @@ func TestFieldsClassifyTheSchema(t *testing.T) {
 // TestHonouredFieldsReachTheChart: setting any honoured field changes the
 // rendered release, apart from the few that act outside the chart.
 func TestHonouredFieldsReachTheChart(t *testing.T) {
+	c := renderCase()
+	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("juicefsruntimes")), juicefs.Fields, juicefsSamples,
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.tieredstore.levels[].mediumtype", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+}
+
+// TestTenantSafeFieldsStayOutOfHostContainers: no field the trust table
+// calls tenant-safe changes what the privileged workers and FUSE run or
+// mount (issue 30).
+func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
+	enginetest.CheckTenantSafeStaysOut(t, renderCase(), enginetest.SpecSchema(t, enginetest.CRDFile("juicefsruntimes")), "JuiceFSRuntime", juicefs.Fields, juicefsSamples, enginetest.TierVolumeExempt)
+}
+
+// renderCase is the render tests' baseline, with the alternates some
+// fields need.
+func renderCase() enginetest.RenderCase {
 	ds, rt := sample()
 	c := enginetest.RenderCase{Engine: juicefs.Engine{}, Dataset: ds, Runtime: rt}
 	// Volumes and claim templates reach a pod when its containers mount
@@ -40,8 +55,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.volumeClaimTemplates":              {Engine: juicefs.Engine{}, Dataset: claimDS, Runtime: claimRT},
 		"spec.tieredstore.levels[].volumeSource": {Engine: juicefs.Engine{}, Dataset: emptyDS, Runtime: emptyRT},
 	}
-	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("juicefsruntimes")), juicefs.Fields, juicefsSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.tieredstore.levels[].mediumtype", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+	return c
 }
 
 // TestValuesRefuseRefusedFields: a runtime admitted while the webhook was

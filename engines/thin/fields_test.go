@@ -1,6 +1,7 @@
 package thin_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -23,6 +24,27 @@ func TestFieldsClassifyTheSchema(t *testing.T) {
 // TestHonouredFieldsReachTheChart: setting any honoured runtime field
 // changes the rendered release, apart from the few that act outside it.
 func TestHonouredFieldsReachTheChart(t *testing.T) {
+	c := renderCase()
+	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("thinruntimes")), thin.Fields, thinSamples,
+		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.profileName", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+}
+
+// TestTenantSafeFieldsStayOutOfHostContainers: no field the trust table
+// calls tenant-safe changes what the engine's privileged or host-network
+// containers run or mount (issue 30).
+func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
+	// What changes a host container through the platform, and why.
+	exempt := map[string]string{
+		"spec.fuse.options":                    "mount options: one environment value (and the config file) of the FUSE program, which parses them as data",
+		"spec.tieredstore.levels[].mediumtype": "MEM backs the cache directory with a memory emptyDir instead of the node's disk",
+	}
+	maps.Copy(exempt, enginetest.TierVolumeExempt)
+	enginetest.CheckTenantSafeStaysOut(t, renderCase(), enginetest.SpecSchema(t, enginetest.CRDFile("thinruntimes")), "ThinRuntime", thin.Fields, thinSamples, exempt)
+}
+
+// renderCase is the render tests' baseline, with the alternates some
+// fields need.
+func renderCase() enginetest.RenderCase {
 	ds, profile, rt := sample()
 	c := enginetest.RenderCase{Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: rt}
 	// Workers enabled by the profile only; their count from
@@ -40,8 +62,7 @@ func TestHonouredFieldsReachTheChart(t *testing.T) {
 		"spec.worker.enabled":                    {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noWorkers},
 		"spec.worker.replicas":                   {Engine: thin.Engine{}, Reader: fakeReader(profile), Dataset: ds, Runtime: noReplicas},
 	}
-	enginetest.CheckHonouredRendered(t, c, enginetest.SpecSchema(t, enginetest.CRDFile("thinruntimes")), thin.Fields, thinSamples,
-		[]string{"spec.fuse.cleanPolicy", "spec.management.metadataSyncPolicy", "spec.profileName", "spec.management.cleanCachePolicy.gracePeriodSeconds", "spec.management.cleanCachePolicy.maxRetryAttempts"})
+	return c
 }
 
 // TestHonouredProfileFieldsReachTheChart: the same for the profile's
