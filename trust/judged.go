@@ -6,9 +6,10 @@ import (
 
 	"encoding/json"
 	"fmt"
-	corev1 "k8s.io/api/core/v1"
 	"reflect"
 	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"

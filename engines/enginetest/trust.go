@@ -56,13 +56,14 @@ func CheckTenantSafeStaysOut(t *testing.T, c RenderCase, spec apiextensionsv1.JS
 			}
 			continue
 		}
-		c, base, baseHost := c, base, baseHost
+		c, baseHost := c, baseHost
 		if alt, ok := c.Alternate[path]; ok {
 			c = *alt
-			if base, err = renderFor(c.Engine, c.Reader, c.Dataset, c.Runtime); err != nil {
+			altBase, err := renderFor(c.Engine, c.Reader, c.Dataset, c.Runtime)
+			if err != nil {
 				t.Fatalf("the alternate baseline for %s: %v", path, err)
 			}
-			baseHost = hostSurfaces(t, base)
+			baseHost = hostSurfaces(t, altBase)
 		}
 		t.Run(path, func(t *testing.T) {
 			v, ok := samples[path]
