@@ -173,7 +173,7 @@ func lookup(v reflect.Value, prefix string, segs []segment, def string) []found 
 	if prefix != "" {
 		name = prefix + "." + name
 	}
-	child, ok := jsonField(v, s.name)
+	child, ok := JSONField(v, s.name)
 	if !ok {
 		return nil
 	}
@@ -193,9 +193,9 @@ func lookup(v reflect.Value, prefix string, segs []segment, def string) []found 
 	return out
 }
 
-// jsonField is the field of struct v whose JSON name is name, looking into
+// JSONField is the field of struct v whose JSON name is name, looking into
 // inlined (embedded or ",inline") structs.
-func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
+func JSONField(v reflect.Value, name string) (reflect.Value, bool) {
 	if v.Kind() != reflect.Struct {
 		return reflect.Value{}, false
 	}
@@ -207,7 +207,7 @@ func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
 			continue
 		}
 		if tag == "" && (f.Anonymous || strings.Contains(opts, "inline")) {
-			if fv, ok := jsonField(v.Field(i), name); ok {
+			if fv, ok := JSONField(v.Field(i), name); ok {
 				return fv, true
 			}
 			continue

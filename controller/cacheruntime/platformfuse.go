@@ -110,7 +110,7 @@ func clearAt(v reflect.Value, segs []string) error {
 		return nil
 	}
 	name, each := strings.CutSuffix(segs[0], "[]")
-	child, ok := jsonField(v, name)
+	child, ok := engines.JSONField(v, name)
 	if !ok {
 		return fmt.Errorf("no field %q in %s", name, v.Type())
 	}
@@ -123,32 +123,6 @@ func clearAt(v reflect.Value, segs []string) error {
 		}
 	}
 	return nil
-}
-
-// jsonField is the field of struct v whose JSON name is name, looking into
-// embedded and inlined structs.
-func jsonField(v reflect.Value, name string) (reflect.Value, bool) {
-	if v.Kind() != reflect.Struct {
-		return reflect.Value{}, false
-	}
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if tag == "-" || !f.IsExported() {
-			continue
-		}
-		if tag == "" && (f.Anonymous || strings.Contains(opts, "inline")) {
-			if fv, ok := jsonField(v.Field(i), name); ok {
-				return fv, true
-			}
-			continue
-		}
-		if tag == name {
-			return v.Field(i), true
-		}
-	}
-	return reflect.Value{}, false
 }
 
 // PlatformFuseTemplate is the FUSE pod template the controller records for

@@ -210,7 +210,7 @@ func fillAt(v reflect.Value, segs []string, marker string) error {
 		v = v.Elem()
 	}
 	if len(segs) > 0 {
-		child, ok := jsonField(v, segs[0])
+		child, ok := engines.JSONField(v, segs[0])
 		if !ok {
 			return fmt.Errorf("no field %q in %s", segs[0], v.Type())
 		}
