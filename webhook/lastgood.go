@@ -1,51 +1,17 @@
 package webhook
 
-import (
-	"encoding/json"
-	"maps"
+import "github.com/sluice-data/sluice/policies"
 
-	corev1 "k8s.io/api/core/v1"
+// LastGoodAnnotation is policies.LastGoodAnnotation: the reloader writes a
+// policy ConfigMap's last good data there (audit N12).
+const LastGoodAnnotation = policies.LastGoodAnnotation
+
+// maxLastGood is the most data the annotation keeps.
+const maxLastGood = policies.MaxLastGood
+
+// lastGoodValue and lastGood read and write the annotation
+// (policies.LastGoodValue, policies.LastGood).
+var (
+	lastGoodValue = policies.LastGoodValue
+	lastGood      = policies.LastGood
 )
-
-// LastGoodAnnotation holds a policy ConfigMap's data (a JSON object of
-// key to content) as it was in the last bundle that loaded whole. The
-// reloader writes it with the ok status. A replica that starts while the
-// ConfigMap does not compile loads this version instead of the broken
-// one, so that it enforces what the running replicas enforce (their last
-// good bundle) rather than leave a platform rule out (audit N12).
-const LastGoodAnnotation = "policy.sluice.io/last-good"
-
-// maxLastGood is the most data the annotation keeps (an object's
-// annotations total at most 256 KiB): a larger ConfigMap has no last good
-// version, and a replica that starts while it is broken leaves it out.
-const maxLastGood = 128 << 10
-
-// lastGoodValue is the annotation's value for cm's data now; "" when it is
-// too large to keep.
-func lastGoodValue(cm *corev1.ConfigMap) string {
-	data := cm.Data
-	if data == nil {
-		data = map[string]string{}
-	}
-	b, err := json.Marshal(data)
-	if err != nil || len(b) > maxLastGood {
-		return ""
-	}
-	return string(b)
-}
-
-// lastGood is cm with the data of its last good version, if it has one
-// that differs from its data now.
-func lastGood(cm corev1.ConfigMap) (corev1.ConfigMap, bool) {
-	v, ok := cm.Annotations[LastGoodAnnotation]
-	if !ok {
-		return cm, false
-	}
-	var data map[string]string
-	if err := json.Unmarshal([]byte(v), &data); err != nil || maps.Equal(data, cm.Data) {
-		return cm, false
-	}
-	restored := *cm.DeepCopy()
-	restored.Data = data
-	return restored, true
-}

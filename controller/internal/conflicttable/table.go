@@ -39,8 +39,9 @@ func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
 
 // Data is the policy data as the webhook serves it: the default data with
 // the policy ConfigMaps of Namespaces over it. A policy ConfigMap the
-// webhook reports it rejected (policies.Rejected) is left out, as the
-// webhook serves without it, and so is one whose data does not parse.
+// webhook reports it rejected (policies.Rejected) counts with its last
+// good data (policies.LastGood), as the webhook serves it, or is left out
+// when it has none; one whose data does not parse is left out.
 func (t *Table) Data(ctx context.Context) (map[string]any, error) {
 	var cms []corev1.ConfigMap
 	for _, ns := range t.Namespaces {
@@ -51,6 +52,8 @@ func (t *Table) Data(ctx context.Context) (map[string]any, error) {
 		for _, cm := range list.Items {
 			if !policies.Rejected(&cm) {
 				cms = append(cms, cm)
+			} else if restored, ok := policies.LastGood(cm); ok {
+				cms = append(cms, restored)
 			}
 		}
 	}
