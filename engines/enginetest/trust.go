@@ -10,11 +10,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/trust"
+	"github.com/sluice-data/sluice/trust/guards"
 )
 
 // CheckTenantSafeStaysOut proves the tenant-safe rows of the trust table
@@ -56,37 +56,14 @@ func CheckTenantSafeStaysOut(t *testing.T, c RenderCase, spec apiextensionsv1.JS
 			}
 			continue
 		}
-		c, baseHost := c, baseHost
-		if alt, ok := c.Alternate[path]; ok {
-			c = *alt
-			altBase, err := renderFor(c.Engine, c.Reader, c.Dataset, c.Runtime)
-			if err != nil {
-				t.Fatalf("the alternate baseline for %s: %v", path, err)
-			}
-			baseHost = hostSurfaces(t, altBase)
+		baseHost := baseHost
+		_, alternate := c.Alternate[path]
+		c, rowBase := c.baseline(t, path, base)
+		if alternate {
+			baseHost = hostSurfaces(t, rowBase)
 		}
 		t.Run(path, func(t *testing.T) {
-			v, ok := samples[path]
-			if !ok {
-				if v, ok = defaultSample(spec, path); !ok {
-					t.Fatalf("no sample value for %s; add one to the test's samples", path)
-				}
-			}
-			e, r := c.Engine, c.Reader
-			var obj client.Object
-			var err error
-			if c.Set != nil {
-				e, r, obj, err = c.Set(path, v)
-			} else {
-				obj, err = SetField(c.Runtime, path, v)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := renderFor(e, r, c.Dataset, obj)
-			if err != nil {
-				t.Fatalf("a tenant-safe field's sample %v is refused: %v", v, err)
-			}
+			out, v := c.renderSample(t, spec, samples, path, "a tenant-safe field")
 			got := hostSurfaces(t, out)
 			for name, want := range baseHost {
 				after, ok := got[name]
@@ -179,7 +156,7 @@ func hostSurfaces(t *testing.T, out map[string]string) map[string]hostSurface {
 				if !privileged && !pod.HostNetwork {
 					continue
 				}
-				s := hostSurface{Image: repository(c.Image), Program: program(c.Command), Env: c.Env, EnvFrom: c.EnvFrom, VolumeMounts: c.VolumeMounts,
+				s := hostSurface{Image: guards.Repository(c.Image), Program: program(c.Command), Env: c.Env, EnvFrom: c.EnvFrom, VolumeMounts: c.VolumeMounts,
 					Lifecycle: c.Lifecycle, LivenessProbe: c.LivenessProbe, ReadinessProbe: c.ReadinessProbe, StartupProbe: c.StartupProbe,
 					WorkingDir: c.WorkingDir, SecurityContext: c.SecurityContext}
 				for _, m := range c.VolumeMounts {
@@ -206,15 +183,4 @@ func program(cmd []string) []string {
 		return cmd[:1]
 	}
 	return nil
-}
-
-// repository is an image reference without its tag or digest.
-func repository(image string) string {
-	if at := strings.Index(image, "@"); at >= 0 {
-		image = image[:at]
-	}
-	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") {
-		image = image[:colon]
-	}
-	return image
 }

@@ -153,38 +153,24 @@ func (c *Checker) input(ctx context.Context, obj client.Object) (map[string]any,
 			return nil, err
 		}
 	}
-	raw, err := json.Marshal(map[string]any{"guards": facts})
-	if err != nil {
-		return nil, err
-	}
-	var factsMap map[string]any
-	if err := json.Unmarshal(raw, &factsMap); err != nil {
-		return nil, err
-	}
 	return map[string]any{
 		"request": map[string]any{"operation": "CREATE", "namespace": obj.GetNamespace(), "dryRun": false,
 			"user": map[string]any{"username": "system:sluice:controller", "groups": []any{}}},
 		"kind":      kindOf(obj),
 		"object":    u,
 		"oldObject": nil,
-		"facts":     factsMap,
+		"facts":     map[string]any{"guards": facts}, // OPA reads it by its JSON tags
 	}, nil
 }
 
 func (c *Checker) thin(ctx context.Context, rt *datav1alpha1.ThinRuntime) (*guards.ThinFacts, error) {
-	f := &guards.ThinFacts{Profile: rt.Spec.ProfileName, Allows: []string{}}
 	profile := &datav1alpha1.ThinRuntimeProfile{}
-	if err := c.Reader.Get(ctx, types.NamespacedName{Name: rt.Spec.ProfileName}, profile); err != nil {
-		if client.IgnoreNotFound(err) != nil {
-			return nil, fmt.Errorf("reading ThinRuntimeProfile %s: %w", rt.Spec.ProfileName, err)
-		}
-		profile = &datav1alpha1.ThinRuntimeProfile{}
-	} else {
-		f.Exists = true
-		f.Allows = guards.SplitList(profile.Annotations[datav1alpha1.AnnotationAllowOverrides])
+	if err := c.Reader.Get(ctx, types.NamespacedName{Name: rt.Spec.ProfileName}, profile); client.IgnoreNotFound(err) != nil {
+		return nil, fmt.Errorf("reading ThinRuntimeProfile %s: %w", rt.Spec.ProfileName, err)
+	} else if err != nil {
+		profile = nil
 	}
-	f.Overrides = guards.ThinOverrides(&profile.Spec, rt)
-	return f, nil
+	return guards.ThinOf(profile, rt), nil
 }
 
 // kindOf is the kind of a data.fluid.io object: its Go type's name.

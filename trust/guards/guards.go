@@ -138,7 +138,7 @@ func Of(obj client.Object) Facts {
 	images, volumes := runtimeImages(obj)
 	for _, im := range images {
 		if im.image != "" {
-			f.Images = append(f.Images, Value{Path: im.path, Value: repository(im.image)})
+			f.Images = append(f.Images, Value{Path: im.path, Value: Repository(im.image)})
 		}
 	}
 	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", volumes)...)
@@ -179,9 +179,9 @@ func runtimeImages(obj client.Object) ([]imageField, []corev1.Volume) {
 	return nil, nil
 }
 
-// repository cuts the tag or digest off an image reference: the guards
+// Repository cuts the tag or digest off an image reference: the guards
 // judge where an image comes from, not which version it is.
-func repository(image string) string {
+func Repository(image string) string {
 	image = strings.TrimSpace(image)
 	if at := strings.Index(image, "@"); at >= 0 {
 		image = image[:at]

@@ -26,8 +26,8 @@ func TestRepository(t *testing.T) {
 		"juicedata/juicefs-fuse@sha256:0": "juicedata/juicefs-fuse",
 		" alluxio/alluxio ":               "alluxio/alluxio",
 	} {
-		if got := repository(in); got != want {
-			t.Errorf("repository(%q) = %q, want %q", in, got, want)
+		if got := Repository(in); got != want {
+			t.Errorf("Repository(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

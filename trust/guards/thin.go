@@ -39,3 +39,22 @@ func ThinOverrides(p *datav1alpha1.ThinRuntimeProfileSpec, rt *datav1alpha1.Thin
 	}
 	return out
 }
+
+// ThinOf are a ThinRuntime's overrides of its profile, named by
+// spec.profileName: profile is that profile, nil when it does not exist
+// (every set value then overrides). Nil for a ThinRuntime without a
+// profile.
+func ThinOf(profile *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRuntime) *ThinFacts {
+	if rt.Spec.ProfileName == "" {
+		return nil
+	}
+	f := &ThinFacts{Profile: rt.Spec.ProfileName, Allows: []string{}}
+	if profile != nil {
+		f.Exists = true
+		f.Allows = SplitList(profile.Annotations[datav1alpha1.AnnotationAllowOverrides])
+	} else {
+		profile = &datav1alpha1.ThinRuntimeProfile{}
+	}
+	f.Overrides = ThinOverrides(&profile.Spec, rt)
+	return f
+}

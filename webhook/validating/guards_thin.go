@@ -19,21 +19,21 @@ func (g *Gatherer) thinGuards(ctx context.Context, rt, old *datav1alpha1.ThinRun
 	if rt.Spec.ProfileName == "" {
 		return nil, nil
 	}
-	f := &guards.ThinFacts{Profile: rt.Spec.ProfileName, Allows: []string{}}
 	profile := &datav1alpha1.ThinRuntimeProfile{}
 	found, err := g.get(ctx, types.NamespacedName{Name: rt.Spec.ProfileName}, profile)
 	if err != nil {
 		return nil, fmt.Errorf("reading ThinRuntimeProfile %s: %w", rt.Spec.ProfileName, err)
 	}
-	if found {
-		f.Exists = true
-		f.Allows = guards.SplitList(profile.Annotations[datav1alpha1.AnnotationAllowOverrides])
-	} else {
-		profile = &datav1alpha1.ThinRuntimeProfile{}
+	if !found {
+		profile = nil
 	}
-	f.Overrides = guards.ThinOverrides(&profile.Spec, rt)
+	f := guards.ThinOf(profile, rt)
 	if old != nil {
-		guards.MarkUnchanged(f.Overrides, guards.ThinOverrides(&profile.Spec, old))
+		spec := &datav1alpha1.ThinRuntimeProfileSpec{}
+		if profile != nil {
+			spec = &profile.Spec
+		}
+		guards.MarkUnchanged(f.Overrides, guards.ThinOverrides(spec, old))
 	}
 	return f, nil
 }
