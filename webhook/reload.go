@@ -67,7 +67,7 @@ func (r *Reloader) Reconcile(ctx context.Context, _ ctrl.Request) (ctrl.Result, 
 // Reload rebuilds and loads the bundle once. A bundle that does not
 // compile leaves the last good one active; at start, when there is none,
 // the ConfigMaps the error names are loaded in their last good version
-// (LastGoodAnnotation), or left out when they have none, and the rest is
+// (policies.LastGoodAnnotation), or left out when they have none, and the rest is
 // loaded (the defaults at least), so that one broken ConfigMap never keeps
 // a starting replica unready, nor drops a rule the running replicas still
 // enforce: the culprits are reported as for any rejected bundle.
@@ -147,7 +147,7 @@ func (r *Reloader) loadWithout(ctx context.Context, cms, culprits []corev1.Confi
 	var versions []corev1.ConfigMap // the last good versions of restored
 	for {
 		for _, c := range culprits {
-			switch v, ok := lastGood(c); {
+			switch v, ok := policies.LastGood(c); {
 			case slices.ContainsFunc(versions, sameConfigMap(c)): // its last good version fails too
 				left = append(left, restored[slices.IndexFunc(restored, sameConfigMap(c))])
 				versions, restored = without(versions, []corev1.ConfigMap{c}), without(restored, []corev1.ConfigMap{c})
@@ -204,10 +204,10 @@ func (r *Reloader) annotate(ctx context.Context, targets []corev1.ConfigMap, sta
 	var errs []error
 	for i := range targets {
 		cm := &targets[i]
-		lastGood, hasLastGood := cm.Annotations[LastGoodAnnotation]
+		lastGood, hasLastGood := cm.Annotations[policies.LastGoodAnnotation]
 		wantLastGood := lastGood
 		if keep {
-			wantLastGood = lastGoodValue(cm)
+			wantLastGood = policies.LastGoodValue(cm)
 		}
 		if cm.Annotations[policy.StatusAnnotation] == status && lastGood == wantLastGood {
 			continue
@@ -219,9 +219,9 @@ func (r *Reloader) annotate(ctx context.Context, targets []corev1.ConfigMap, sta
 		cm.Annotations[policy.StatusAnnotation] = status
 		switch {
 		case wantLastGood != "":
-			cm.Annotations[LastGoodAnnotation] = wantLastGood
+			cm.Annotations[policies.LastGoodAnnotation] = wantLastGood
 		case hasLastGood: // too large to keep now: an older version is no last good one
-			delete(cm.Annotations, LastGoodAnnotation)
+			delete(cm.Annotations, policies.LastGoodAnnotation)
 		}
 		if err := r.Client.Patch(ctx, cm, patch); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, fmt.Errorf("annotating ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err))

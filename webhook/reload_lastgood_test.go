@@ -53,7 +53,7 @@ func imagePrefixes(t *testing.T, engine *policy.Engine) string {
 // TestStartWithABrokenTighteningConfigMap (audit N12): a replica that
 // starts while a tightening ConfigMap does not compile serves the version
 // the running replicas still serve (its last good one, kept in its
-// LastGoodAnnotation by the load that last succeeded), instead of leaving
+// policies.LastGoodAnnotation by the load that last succeeded), instead of leaving
 // the platform's rule out; it is ready (H4), and says so loudly: the
 // compile error, an Event and the ConfigMap's status. Before, it started
 // with the engines' default images allowed.
@@ -82,7 +82,7 @@ func TestStartWithABrokenTighteningConfigMap(t *testing.T) {
 	if err := running.Reload(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := stored().Annotations[LastGoodAnnotation]; got == "" || !strings.Contains(got, "registry.example.com/") {
+	if got := stored().Annotations[policies.LastGoodAnnotation]; got == "" || !strings.Contains(got, "registry.example.com/") {
 		t.Fatalf("last good annotation %q after a whole load", got)
 	}
 
@@ -97,7 +97,7 @@ func TestStartWithABrokenTighteningConfigMap(t *testing.T) {
 	if got := imagePrefixes(t, runningEngine); got != "[registry.example.com/]" {
 		t.Fatalf("the running replica serves imagePrefixes %s", got)
 	}
-	if got := stored().Annotations[LastGoodAnnotation]; !strings.Contains(got, "registry.example.com/") {
+	if got := stored().Annotations[policies.LastGoodAnnotation]; !strings.Contains(got, "registry.example.com/") {
 		t.Fatalf("a rejected load changed the last good version to %q", got)
 	}
 
@@ -124,8 +124,8 @@ func TestStartWithABrokenTighteningConfigMap(t *testing.T) {
 // large to keep; a ConfigMap without one is left out at start, as before.
 func TestLastGoodVersionOnlyOfWholeLoads(t *testing.T) {
 	ctx := context.Background()
-	huge := policyConfigMap("huge", map[string]string{"guards.yaml": tightening + "# " + strings.Repeat("x", maxLastGood) + "\n"})
-	huge.Annotations = map[string]string{LastGoodAnnotation: `{"guards.yaml":"a: 1\n"}`}
+	huge := policyConfigMap("huge", map[string]string{"guards.yaml": tightening + "# " + strings.Repeat("x", policies.MaxLastGood) + "\n"})
+	huge.Annotations = map[string]string{policies.LastGoodAnnotation: `{"guards.yaml":"a: 1\n"}`}
 	c := fakeclient.NewClientBuilder().WithObjects(huge).Build()
 	base, err := policy.DefaultBundle()
 	if err != nil {
@@ -140,7 +140,7 @@ func TestLastGoodVersionOnlyOfWholeLoads(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(huge), got); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := got.Annotations[LastGoodAnnotation]; ok {
+	if v, ok := got.Annotations[policies.LastGoodAnnotation]; ok {
 		t.Errorf("a ConfigMap too large to keep keeps an older last good version %.40q", v)
 	}
 	if got.Annotations[policy.StatusAnnotation] != policies.StatusOK {

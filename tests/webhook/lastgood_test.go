@@ -52,7 +52,7 @@ func TestReplicaStartsWithTheLastGoodTighteningConfigMap(t *testing.T) {
 	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(cm), stored); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stored.Annotations[webhook.LastGoodAnnotation], "registry.example.com/") {
+	if !strings.Contains(stored.Annotations[policies.LastGoodAnnotation], "registry.example.com/") {
 		t.Fatalf("annotations after a whole load: %v", stored.Annotations)
 	}
 	stored.Data["guards.yaml"] = "validating: [\n"
