@@ -146,35 +146,9 @@ func CheckHonouredRendered(t *testing.T, c RenderCase, spec apiextensionsv1.JSON
 			exempt = append(exempt, f.Path)
 			continue
 		}
-		c, base := c, base
-		if alt, ok := c.Alternate[f.Path]; ok {
-			c = *alt
-			if base, err = renderFor(c.Engine, c.Reader, c.Dataset, c.Runtime); err != nil {
-				t.Fatalf("the alternate baseline for %s: %v", f.Path, err)
-			}
-		}
+		c, base := c.baseline(t, f.Path, base)
 		t.Run(f.Path, func(t *testing.T) {
-			v, ok := samples[f.Path]
-			if !ok {
-				if v, ok = defaultSample(spec, f.Path); !ok {
-					t.Fatalf("no sample value for %s; add one to the test's samples", f.Path)
-				}
-			}
-			e, r := c.Engine, c.Reader
-			var obj client.Object
-			var err error
-			if c.Set != nil {
-				e, r, obj, err = c.Set(f.Path, v)
-			} else {
-				obj, err = SetField(c.Runtime, f.Path, v)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := renderFor(e, r, c.Dataset, obj)
-			if err != nil {
-				t.Fatalf("an honoured field's sample %v is refused: %v", v, err)
-			}
+			out, v := c.renderSample(t, spec, samples, f.Path, "an honoured field")
 			if cmp.Equal(base, out) {
 				t.Errorf("setting %s to %v changes nothing the chart renders: it is ignored, or acts outside the chart (say where in ActsOutsideChart)", f.Path, v)
 			}
@@ -185,6 +159,50 @@ func CheckHonouredRendered(t *testing.T, c RenderCase, spec apiextensionsv1.JSON
 	if !slices.Equal(exempt, want) {
 		t.Errorf("honoured fields acting outside the chart: %v, want exactly %v", exempt, want)
 	}
+}
+
+// baseline is the case a row's field is set in, and its rendering: c and
+// base, or the row's alternate (c.Alternate) rendered afresh.
+func (c RenderCase) baseline(t *testing.T, path string, base map[string]string) (RenderCase, map[string]string) {
+	t.Helper()
+	alt, ok := c.Alternate[path]
+	if !ok {
+		return c, base
+	}
+	out, err := renderFor(alt.Engine, alt.Reader, alt.Dataset, alt.Runtime)
+	if err != nil {
+		t.Fatalf("the alternate baseline for %s: %v", path, err)
+	}
+	return *alt, out
+}
+
+// renderSample renders c with the field at path set to its sample
+// (samples, else one the schema makes) and returns the rendering and the
+// sample; what names the field in the failure when the engine refuses it.
+func (c RenderCase) renderSample(t *testing.T, spec apiextensionsv1.JSONSchemaProps, samples map[string]any, path, what string) (map[string]string, any) {
+	t.Helper()
+	v, ok := samples[path]
+	if !ok {
+		if v, ok = defaultSample(spec, path); !ok {
+			t.Fatalf("no sample value for %s; add one to the test's samples", path)
+		}
+	}
+	e, r := c.Engine, c.Reader
+	var obj client.Object
+	var err error
+	if c.Set != nil {
+		e, r, obj, err = c.Set(path, v)
+	} else {
+		obj, err = SetField(c.Runtime, path, v)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := renderFor(e, r, c.Dataset, obj)
+	if err != nil {
+		t.Fatalf("%s's sample %v is refused: %v", what, v, err)
+	}
+	return out, v
 }
 
 // RenderErr renders like Render but returns the engine's error (from
