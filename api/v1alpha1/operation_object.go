@@ -34,6 +34,18 @@ type OperationObject interface {
 	GetSchedule() string
 	// GetTTLSecondsAfterFinished returns spec.ttlSecondsAfterFinished.
 	GetTTLSecondsAfterFinished() *int32
+	// GetPodMetadata returns the labels and annotations the spec adds to
+	// the operation's pods, and the field that holds them ("" for a kind
+	// without: DataBackup).
+	GetPodMetadata() (meta PodMetadata, field string)
+	// GetPlacement returns where the spec says the operation's pods may
+	// run; nil for a kind whose spec does not place them (DataBackup, and
+	// DataProcess, whose processor's pod spec does).
+	GetPlacement() *Placement
+	// GetLocations returns the locations outside any Dataset that the
+	// spec names, each at its field: DataBackup spec.backupPath and
+	// DataMigrate's external ends.
+	GetLocations() []LocationField
 }
 
 var (
@@ -165,19 +177,37 @@ func (o *DataMigrate) GetSchedule() string { return o.Spec.Schedule }
 // GetTTLSecondsAfterFinished implements OperationObject.
 func (o *DataMigrate) GetTTLSecondsAfterFinished() *int32 { return o.Spec.TTLSecondsAfterFinished }
 
+// operationKinds is the one table of the data-operation kinds: a new
+// operation kind is added here (TestSchemeKindsAreInTheTables fails until
+// it is).
+var operationKinds = []struct {
+	kind    OperationKind
+	new     func() OperationObject
+	newList func() OperationList
+}{
+	{DataLoadKind, func() OperationObject { return &DataLoad{} }, func() OperationList { return &DataLoadList{} }},
+	{DataMigrateKind, func() OperationObject { return &DataMigrate{} }, func() OperationList { return &DataMigrateList{} }},
+	{DataBackupKind, func() OperationObject { return &DataBackup{} }, func() OperationList { return &DataBackupList{} }},
+	{DataProcessKind, func() OperationObject { return &DataProcess{} }, func() OperationList { return &DataProcessList{} }},
+}
+
+// OperationKinds returns every data-operation kind.
+func OperationKinds() []OperationKind {
+	out := make([]OperationKind, len(operationKinds))
+	for i, k := range operationKinds {
+		out[i] = k.kind
+	}
+	return out
+}
+
 // NewOperation returns a new, empty object of the named data-operation kind
 // (DataLoad, DataMigrate, DataBackup, DataProcess); ok is false for any
 // other kind.
 func NewOperation(kind string) (obj OperationObject, ok bool) {
-	switch OperationKind(kind) {
-	case DataLoadKind:
-		return &DataLoad{}, true
-	case DataMigrateKind:
-		return &DataMigrate{}, true
-	case DataBackupKind:
-		return &DataBackup{}, true
-	case DataProcessKind:
-		return &DataProcess{}, true
+	for _, k := range operationKinds {
+		if string(k.kind) == kind {
+			return k.new(), true
+		}
 	}
 	return nil, false
 }
@@ -194,15 +224,10 @@ type OperationList interface {
 // NewOperationList returns a new, empty list of the named data-operation
 // kind; ok is false for any other kind.
 func NewOperationList(kind string) (list OperationList, ok bool) {
-	switch OperationKind(kind) {
-	case DataLoadKind:
-		return &DataLoadList{}, true
-	case DataMigrateKind:
-		return &DataMigrateList{}, true
-	case DataBackupKind:
-		return &DataBackupList{}, true
-	case DataProcessKind:
-		return &DataProcessList{}, true
+	for _, k := range operationKinds {
+		if string(k.kind) == kind {
+			return k.newList(), true
+		}
 	}
 	return nil, false
 }

@@ -32,6 +32,14 @@ type RuntimeObject interface {
 	// cache cleanup of the runtime's deletion (spec.management's, or
 	// spec's for a JindoRuntime).
 	GetCleanCachePolicy() CleanCachePolicy
+	// GetImages returns the images the spec sets, each at its field
+	// (runtime_fields.go); an unset image is "".
+	GetImages() []ImageField
+	// GetVolumes returns spec.volumes, added to the engine's pods.
+	GetVolumes() []corev1.Volume
+	// GetTolerations returns the tolerations the spec sets for the
+	// engine's pods, each list at its field.
+	GetTolerations() []TolerationsField
 }
 
 var (
