@@ -176,7 +176,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	s := &scope{rt: rt, eng: r.Engine, obs: observations{now: r.clock(), generation: rt.GetGeneration(), dataset: req.String()}}
 	defer func() {
 		if s.ds != nil && retErr == nil {
-			retErr = r.writeDataset(ctx, s)
+			retErr = r.writeDataset(ctx, s.ds, func(ds *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
+				return datasetStatus(ds, s.rt, r.Engine.Type(), s.obs)
+			})
 		}
 		if s.report && retErr == nil {
 			retErr = r.writeStatus(ctx, s)

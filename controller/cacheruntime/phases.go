@@ -349,9 +349,9 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 		return ctrl.Result{}, err
 	}
 	if found != nil {
-		patch := client.MergeFrom(ds.DeepCopy())
-		ds.Status = unboundDatasetStatus(ds, rt, r.Engine.Type())
-		if err := r.Client.Status().Patch(ctx, ds, patch); err != nil {
+		if err := r.writeDataset(ctx, found, func(ds *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
+			return unboundDatasetStatus(ds, rt, r.Engine.Type())
+		}); err != nil {
 			return ctrl.Result{}, err
 		}
 	}

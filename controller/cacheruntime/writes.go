@@ -2,92 +2,73 @@ package cacheruntime
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/internal/statuspatch"
 )
 
 // writeStatus writes the status computed from the scope's observations
 // over the status as stored, if it changed (needsWrite), in one merge
 // patch of the fields that changed, with the runtime's resourceVersion as
-// read as its precondition (optimistic lock). This controller alone writes
-// runtime status, so a refused patch means the cache was behind: most
-// often behind this controller's own last write. The runtime is then read
-// from the API server, and the status computed again over the stored one:
-// a change the last write already made is neither written nor announced
-// twice, and no field is left out of the patch because the stale status
-// happened to hold its new value. Ready's transitions are recorded as
-// Events once written.
+// read as its precondition (statuspatch.Write). This controller alone
+// writes runtime status, so a refused patch means the cache was behind:
+// most often behind this controller's own last write. The runtime is then
+// read from the API server, and the status computed again over the stored
+// one: a change the last write already made is neither written nor
+// announced twice. Ready's transitions are recorded as Events once
+// written.
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
-	stored := s.rt
-	for attempt := 0; ; attempt++ {
-		prev := stored.GetRuntimeStatus()
-		next := runtimeStatus(prev, s.obs)
-		if !needsWrite(prev, next, s.obs.now) {
-			return nil
+	prev, written, err := statuspatch.Write(ctx, r.Client, r.reader(), s.rt, func(rt datav1alpha1.RuntimeObject) bool {
+		next := runtimeStatus(rt.GetRuntimeStatus(), s.obs)
+		if !needsWrite(rt.GetRuntimeStatus(), next, s.obs.now) {
+			return false
 		}
-		obj := stored.DeepCopyObject().(datav1alpha1.RuntimeObject)
-		*obj.GetRuntimeStatus() = *next
-		err := r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
-		switch {
-		case err == nil:
-			r.writes.Wrote(client.ObjectKeyFromObject(obj), stored.GetResourceVersion(), obj.DeepCopyObject().(datav1alpha1.RuntimeObject))
-			if e, ok := readyEvent(meta.FindStatusCondition(prev.Conditions, ConditionReady), meta.FindStatusCondition(next.Conditions, ConditionReady)); ok {
-				r.event(s.rt, e.typ, e.reason, "Reconcile", "%s", e.note)
-			}
-			return nil
-		case !apierrors.IsConflict(err):
-			return client.IgnoreNotFound(err)
-		case attempt > 0:
-			return fmt.Errorf("writing the status of %s: %w", client.ObjectKeyFromObject(s.rt), err)
-		}
-		fresh := r.Engine.NewObject()
-		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(s.rt), fresh); err != nil {
-			return client.IgnoreNotFound(err)
-		}
-		stored = fresh
+		*rt.GetRuntimeStatus() = *next
+		return true
+	})
+	if written == nil {
+		return client.IgnoreNotFound(err)
 	}
+	r.writes.Wrote(client.ObjectKeyFromObject(written), prev.GetResourceVersion(), written.DeepCopyObject().(datav1alpha1.RuntimeObject))
+	ready := func(rt datav1alpha1.RuntimeObject) *metav1.Condition {
+		return meta.FindStatusCondition(rt.GetRuntimeStatus().Conditions, ConditionReady)
+	}
+	if e, ok := readyEvent(ready(prev), ready(written)); ok {
+		r.event(s.rt, e.typ, e.reason, "Reconcile", "%s", e.note)
+	}
+	return nil
 }
 
-// writeDataset writes the Dataset's status computed from the scope's
-// observations (datasetStatus) over the status as stored, if it changed,
-// in one merge patch with the Dataset's resourceVersion as read as its
-// precondition: other parties write the Dataset's status too (the webhook's
-// claims, the Dataset controller, a DataMigrate's reconciler), and none of
-// their writes may be replaced. A refused patch reads the Dataset from the
-// API server and computes the status again over it, once. The Dataset's
-// Ready transitions worth telling are recorded as Events (datasetEvent).
-func (r *Reconciler) writeDataset(ctx context.Context, s *scope) error {
-	stored := s.ds
-	for attempt := 0; ; attempt++ {
-		next := datasetStatus(stored, s.rt, r.Engine.Type(), s.obs)
-		if equality.Semantic.DeepEqual(stored.Status, next) {
-			return nil
+// writeDataset writes the Dataset's status that status computes from the
+// Dataset as stored (datasetStatus at the end of a reconcile,
+// unboundDatasetStatus once the runtime is deleted), if it changed, in one
+// merge patch with the Dataset's resourceVersion as read as its
+// precondition (statuspatch.Write): other parties write the Dataset's
+// status too (docs/design/dataset-phases.md), and none of their writes may
+// be replaced. A refused patch reads the Dataset from the API server and
+// computes the status again over it, once. This is the runtime
+// controller's only write of the Dataset's status, at most one per
+// reconcile. The Dataset's Ready transitions worth telling are recorded as
+// Events (datasetEvent).
+func (r *Reconciler) writeDataset(ctx context.Context, ds *datav1alpha1.Dataset, status func(*datav1alpha1.Dataset) datav1alpha1.DatasetStatus) error {
+	prev, written, err := statuspatch.Write(ctx, r.Client, r.reader(), ds, func(d *datav1alpha1.Dataset) bool {
+		next := status(d)
+		if equality.Semantic.DeepEqual(d.Status, next) {
+			return false
 		}
-		obj := stored.DeepCopy()
-		obj.Status = next
-		err := r.Client.Status().Patch(ctx, obj, client.MergeFromWithOptions(stored, client.MergeFromWithOptimisticLock{}))
-		switch {
-		case err == nil:
-			if e, ok := datasetEvent(meta.FindStatusCondition(stored.Status.Conditions, ConditionReady), meta.FindStatusCondition(next.Conditions, ConditionReady)); ok {
-				r.event(obj, e.typ, e.reason, "Reconcile", "%s", e.note)
-			}
-			*s.ds = *obj
-			return nil
-		case !apierrors.IsConflict(err):
-			return client.IgnoreNotFound(err)
-		case attempt > 0:
-			return fmt.Errorf("writing the status of Dataset %s: %w", client.ObjectKeyFromObject(s.ds), err)
-		}
-		fresh := &datav1alpha1.Dataset{}
-		if err := r.reader().Get(ctx, client.ObjectKeyFromObject(s.ds), fresh); err != nil {
-			return client.IgnoreNotFound(err)
-		}
-		stored = fresh
+		d.Status = next
+		return true
+	})
+	if written == nil {
+		return client.IgnoreNotFound(err)
 	}
+	if e, ok := datasetEvent(meta.FindStatusCondition(prev.Status.Conditions, ConditionReady), meta.FindStatusCondition(written.Status.Conditions, ConditionReady)); ok {
+		r.event(written, e.typ, e.reason, "Reconcile", "%s", e.note)
+	}
+	return nil
 }
