@@ -21,30 +21,13 @@ const (
 // maxLabelValue is the longest label value Kubernetes accepts.
 const maxLabelValue = 63
 
-// OperationKind is the kind of op (DataLoad, DataMigrate, DataBackup or
-// DataProcess); ok is false for any other type.
-func OperationKind(op datav1alpha1.OperationObject) (kind datav1alpha1.OperationKind, ok bool) {
-	switch op.(type) {
-	case *datav1alpha1.DataLoad:
-		return datav1alpha1.DataLoadKind, true
-	case *datav1alpha1.DataMigrate:
-		return datav1alpha1.DataMigrateKind, true
-	case *datav1alpha1.DataBackup:
-		return datav1alpha1.DataBackupKind, true
-	case *datav1alpha1.DataProcess:
-		return datav1alpha1.DataProcessKind, true
-	}
-	return "", false
-}
-
 // OperationLabels are the labels of op's workload and pods: its kind, its
 // name (or UID, for a name too long for a label value) and
 // managed-by=sluice. The controller selects op's pods with them.
 func OperationLabels(op datav1alpha1.OperationObject) map[string]string {
-	kind, _ := OperationKind(op)
 	name := op.GetName()
 	if len(name) > maxLabelValue {
 		name = string(op.GetUID())
 	}
-	return map[string]string{LabelOperationKind: string(kind), LabelOperationName: name, LabelManagedBy: "sluice"}
+	return map[string]string{LabelOperationKind: string(op.GetOperationKind()), LabelOperationName: name, LabelManagedBy: "sluice"}
 }

@@ -1,6 +1,11 @@
 package trust
 
-import "strings"
+import (
+	"slices"
+	"strings"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
 
 // Table is the tenant trust model: every field of every data.fluid.io
 // kind, by the rows below or (Refused) by its engine's field table. Its
@@ -28,7 +33,14 @@ var Table = []Section{
 
 const statusNote = "written by the controller through the status subresource; the chart's roles grant namespace users no status rights"
 
-var runtimeKinds = []string{"AlluxioRuntime", "JindoRuntime", "JuiceFSRuntime", "ThinRuntime"}
+// runtimeKinds are the API's runtime kinds.
+var runtimeKinds = func() []string {
+	var out []string
+	for _, k := range datav1alpha1.RuntimeKinds() {
+		out = append(out, k.Kind)
+	}
+	return out
+}()
 
 // runtimeRows hold for every engine; an engine's section refines them.
 var runtimeRows = []Row{
@@ -178,7 +190,15 @@ var datasetRows = []Row{
 	guarded("spec.dataRestoreLocation", "local-mount", "where a backup to restore from is: a local:// path is a host directory"),
 }
 
-var operationKinds = []string{"DataBackup", "DataLoad", "DataMigrate", "DataProcess"}
+// operationKinds are the API's data-operation kinds, sorted.
+var operationKinds = func() []string {
+	var out []string
+	for _, k := range datav1alpha1.OperationKinds() {
+		out = append(out, string(k))
+	}
+	slices.Sort(out)
+	return out
+}()
 
 // operationRows hold for every data operation. Their Jobs run
 // unprivileged in the operation's namespace (engines/dataop).

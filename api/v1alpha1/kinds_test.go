@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +72,9 @@ func TestSchemeKindsAreInTheTables(t *testing.T) {
 		if got, ok := RuntimeKindOfType(k.Type); !ok || got != k {
 			t.Errorf("RuntimeKindOfType(%s) = %v, %v", k.Type, got, ok)
 		}
+	}
+	if !slices.IsSortedFunc(RuntimeKinds(), func(a, b RuntimeKind) int { return strings.Compare(a.Kind, b.Kind) }) {
+		t.Errorf("RuntimeKinds() are not sorted by kind: %v", RuntimeKinds())
 	}
 	if len(RuntimeKinds()) != len(runtimes) {
 		t.Errorf("the table lists %d runtime kinds, the scheme %d", len(RuntimeKinds()), len(runtimes))

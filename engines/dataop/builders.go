@@ -21,7 +21,7 @@ type Builders[R client.Object] map[datav1alpha1.OperationKind]Builder[R]
 // can run, InvalidSpec when the runtime is not an R, else the release of
 // the pod the kind's builder builds.
 func (b Builders[R]) Render(engine string, req engines.OperationRequest) (engines.OperationRelease, error) {
-	kind, _ := engines.OperationKind(req.Op)
+	kind := req.Op.GetOperationKind()
 	build, ok := b[kind]
 	if !ok {
 		return engines.OperationRelease{}, engines.Unsupported(engine, string(kind))

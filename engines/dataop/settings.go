@@ -24,34 +24,22 @@ type settings struct {
 // placement of its own; DataProcess takes its pod metadata from
 // spec.processor and its placement from the processor's pod spec.
 func settingsOf(op datav1alpha1.OperationObject) (settings, error) {
-	var s settings
-	switch o := op.(type) {
-	case *datav1alpha1.DataLoad:
-		sp := o.Spec
-		s = settings{policy: sp.Policy, schedule: sp.Schedule, meta: sp.PodMetadata, metaField: "spec.podMetadata",
-			placement: placement{field: "spec", affinity: sp.Affinity, tolerations: sp.Tolerations, nodeSelector: sp.NodeSelector, schedulerName: sp.SchedulerName}}
-	case *datav1alpha1.DataMigrate:
-		sp := o.Spec
-		s = settings{policy: sp.Policy, schedule: sp.Schedule, meta: sp.PodMetadata, metaField: "spec.podMetadata",
-			placement: placement{field: "spec", affinity: sp.Affinity, tolerations: sp.Tolerations, nodeSelector: sp.NodeSelector, schedulerName: sp.SchedulerName}}
-	case *datav1alpha1.DataBackup:
-		s = settings{policy: datav1alpha1.Once}
-	case *datav1alpha1.DataProcess:
-		sp := o.Spec
-		s = settings{policy: sp.Policy, schedule: sp.Schedule, meta: sp.Processor.PodMetadata, metaField: "spec.processor.podMetadata"}
+	s := settings{policy: op.GetPolicy(), schedule: op.GetSchedule()}
+	s.meta, s.metaField = op.GetPodMetadata()
+	if p := op.GetPlacement(); p != nil {
+		s.placement = placement{field: p.Field, affinity: p.Affinity, tolerations: p.Tolerations, nodeSelector: p.NodeSelector, schedulerName: p.SchedulerName}
+	}
+	if dp, ok := op.(*datav1alpha1.DataProcess); ok {
 		s.restartField, s.volumesField = "spec.processor.script.restartPolicy", "spec.processor.script.volumes"
-		if sp.Processor.Job != nil {
+		if dp.Spec.Processor.Job != nil {
 			s.restartField, s.volumesField = "spec.processor.job.podSpec.restartPolicy", "spec.processor.job.podSpec.volumes"
 		}
-	default:
-		return settings{}, engines.Invalid("%T is not a data operation", op)
 	}
 	if s.restartField == "" {
 		s.restartField, s.volumesField = "the pod's restartPolicy", "the pod's volumes"
 	}
 	switch s.policy {
-	case "", datav1alpha1.Once:
-		s.policy = datav1alpha1.Once
+	case datav1alpha1.Once:
 		if s.schedule != "" {
 			return settings{}, engines.Invalid("spec.schedule %q is set, but spec.policy is Once; set policy Cron to run on a schedule", s.schedule)
 		}

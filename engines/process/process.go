@@ -16,8 +16,7 @@ var _ engines.Operations = Operations{}
 func (Operations) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
 	dp, ok := req.Op.(*datav1alpha1.DataProcess)
 	if !ok {
-		kind, _ := engines.OperationKind(req.Op)
-		return engines.OperationRelease{}, engines.Unsupported("process", string(kind))
+		return engines.OperationRelease{}, engines.Unsupported("process", string(req.Op.GetOperationKind()))
 	}
 	if req.Dataset == nil {
 		return engines.OperationRelease{}, engines.Invalid("a DataProcess request needs its Dataset")

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -123,10 +122,8 @@ func Of(obj client.Object) Facts {
 		operationGuards(obj, &f)
 		return f
 	}
-	if jr, ok := obj.(*datav1alpha1.JindoRuntime); ok {
-		f.Tolerations = append(f.Tolerations, tolerationValues("spec.master.tolerations", jr.Spec.Master.Tolerations)...)
-		f.Tolerations = append(f.Tolerations, tolerationValues("spec.worker.tolerations", jr.Spec.Worker.Tolerations)...)
-		f.Tolerations = append(f.Tolerations, tolerationValues("spec.fuse.tolerations", jr.Spec.Fuse.Tolerations)...)
+	for _, ts := range r.GetTolerations() {
+		f.Tolerations = append(f.Tolerations, tolerationValues(ts.Path, ts.Tolerations)...)
 	}
 	for i, l := range r.GetTieredStore().Levels {
 		hostPath := l.VolumeType == "" || l.VolumeType == datav1alpha1.VolumeTypeHostPath
@@ -135,48 +132,16 @@ func Of(obj client.Object) Facts {
 		}
 	}
 	f.TierPaths = append(f.TierPaths, optionTierPaths(obj)...)
-	images, volumes := runtimeImages(obj)
-	for _, im := range images {
-		if im.image != "" {
-			f.Images = append(f.Images, Value{Path: im.path, Value: Repository(im.image)})
+	for _, im := range r.GetImages() {
+		if im.Image != "" {
+			f.Images = append(f.Images, Value{Path: im.Path, Value: Repository(im.Image)})
 		}
 	}
-	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", volumes)...)
+	f.HostPathVolumes = append(f.HostPathVolumes, hostPaths("spec.volumes", r.GetVolumes())...)
 	for _, v := range trust.Privileged(obj) {
 		f.Privileged = append(f.Privileged, PrivilegedValue{Value: v})
 	}
 	return f
-}
-
-type imageField struct{ path, image string }
-
-// runtimeImages are the image fields and the volumes of a runtime.
-func runtimeImages(obj client.Object) ([]imageField, []corev1.Volume) {
-	switch rt := obj.(type) {
-	case *datav1alpha1.AlluxioRuntime:
-		return []imageField{
-			{"spec.alluxioVersion.image", rt.Spec.AlluxioVersion.Image},
-			{"spec.initUsers.image", rt.Spec.InitUsers.Image},
-			{"spec.fuse.image", rt.Spec.Fuse.Image},
-		}, rt.Spec.Volumes
-	case *datav1alpha1.JuiceFSRuntime:
-		return []imageField{
-			{"spec.juicefsVersion.image", rt.Spec.JuiceFSVersion.Image},
-			{"spec.initUsers.image", rt.Spec.InitUsers.Image},
-			{"spec.fuse.image", rt.Spec.Fuse.Image},
-		}, rt.Spec.Volumes
-	case *datav1alpha1.JindoRuntime:
-		return []imageField{
-			{"spec.jindoVersion.image", rt.Spec.JindoVersion.Image},
-			{"spec.fuse.image", rt.Spec.Fuse.Image},
-		}, rt.Spec.Volumes
-	case *datav1alpha1.ThinRuntime:
-		return []imageField{
-			{"spec.fuse.image", rt.Spec.Fuse.Image},
-			{"spec.worker.image", rt.Spec.Worker.Image},
-		}, rt.Spec.Volumes
-	}
-	return nil, nil
 }
 
 // Repository cuts the tag or digest off an image reference: the guards

@@ -34,27 +34,22 @@ func localLocation(field, uri string) []Value {
 // and a DataProcess's pod: its volumes, its pod spec's host privileges and
 // the security annotations of its pod metadata (guards_podspec.go).
 func operationGuards(obj client.Object, f *Facts) {
-	switch op := obj.(type) {
-	case *datav1alpha1.DataBackup:
-		f.LocalMounts = append(f.LocalMounts, localLocation("spec.backupPath", op.Spec.BackupPath)...)
-	case *datav1alpha1.DataMigrate:
-		for _, end := range []struct {
-			field string
-			at    datav1alpha1.DataToMigrate
-		}{{"spec.from", op.Spec.From}, {"spec.to", op.Spec.To}} {
-			if e := end.at.ExternalStorage; e != nil {
-				f.LocalMounts = append(f.LocalMounts, localLocation(end.field+".externalStorage.uri", e.URI)...)
-			}
-		}
-		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", op.Spec.Tolerations)...)
-	case *datav1alpha1.DataLoad:
-		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", op.Spec.Tolerations)...)
-	case *datav1alpha1.DataProcess:
-		securityAnnotations("spec.processor.podMetadata.annotations", op.Spec.Processor.PodMetadata.Annotations, f)
-		if s := op.Spec.Processor.Script; s != nil {
+	op, ok := obj.(datav1alpha1.OperationObject)
+	if !ok {
+		return
+	}
+	for _, l := range op.GetLocations() {
+		f.LocalMounts = append(f.LocalMounts, localLocation(l.Path, l.URI)...)
+	}
+	if p := op.GetPlacement(); p != nil {
+		f.Tolerations = append(f.Tolerations, tolerationValues(p.Field+".tolerations", p.Tolerations)...)
+	}
+	if dp, ok := obj.(*datav1alpha1.DataProcess); ok {
+		securityAnnotations("spec.processor.podMetadata.annotations", dp.Spec.Processor.PodMetadata.Annotations, f)
+		if s := dp.Spec.Processor.Script; s != nil {
 			volumeGuards("spec.processor.script.volumes", s.Volumes, f)
 		}
-		if j := op.Spec.Processor.Job; j != nil && j.PodSpec != nil {
+		if j := dp.Spec.Processor.Job; j != nil && j.PodSpec != nil {
 			podGuards("spec.processor.job.podSpec", j.PodSpec, f)
 		}
 	}
