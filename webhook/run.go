@@ -216,12 +216,19 @@ func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 func Informed() []client.Object { return informed() }
 
 func informed() []client.Object {
-	return []client.Object{
+	out := []client.Object{
 		&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &corev1.Namespace{}, &appsv1.DaemonSet{}, &corev1.PodTemplate{},
-		&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.JuiceFSRuntime{},
-		&datav1alpha1.JindoRuntime{}, &datav1alpha1.ThinRuntime{}, &datav1alpha1.ThinRuntimeProfile{},
-		&datav1alpha1.DataLoad{}, &datav1alpha1.DataMigrate{}, &datav1alpha1.DataBackup{}, &datav1alpha1.DataProcess{},
+		&datav1alpha1.Dataset{}, &datav1alpha1.ThinRuntimeProfile{},
 	}
+	for _, k := range datav1alpha1.RuntimeKinds() {
+		rt, _ := datav1alpha1.NewRuntime(k.Kind)
+		out = append(out, rt)
+	}
+	for _, k := range datav1alpha1.OperationKinds() {
+		op, _ := datav1alpha1.NewOperation(string(k))
+		out = append(out, op)
+	}
+	return out
 }
 
 func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) error {

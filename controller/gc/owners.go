@@ -29,18 +29,9 @@ type owners struct {
 	labelKeys map[string]bool
 }
 
-// apiKinds are the runtime kinds the API defines: a runtime of any of them
-// owns its Dataset's volumes and records, whether or not an engine here
-// serves it.
-var apiKinds = []func() datav1alpha1.RuntimeObject{
-	func() datav1alpha1.RuntimeObject { return &datav1alpha1.AlluxioRuntime{} },
-	func() datav1alpha1.RuntimeObject { return &datav1alpha1.JindoRuntime{} },
-	func() datav1alpha1.RuntimeObject { return &datav1alpha1.JuiceFSRuntime{} },
-	func() datav1alpha1.RuntimeObject { return &datav1alpha1.ThinRuntime{} },
-}
-
 // kinds are the runtime kinds that own objects: the engines' and the
-// API's, each once.
+// API's (a runtime of any kind the API defines owns its Dataset's volumes
+// and records, whether or not an engine here serves it), each once.
 func (s *Sweeper) kinds() []func() datav1alpha1.RuntimeObject {
 	seen := map[string]bool{}
 	var out []func() datav1alpha1.RuntimeObject
@@ -53,8 +44,11 @@ func (s *Sweeper) kinds() []func() datav1alpha1.RuntimeObject {
 	for _, k := range s.RuntimeKinds {
 		add(k)
 	}
-	for _, k := range apiKinds {
-		add(k)
+	for _, k := range datav1alpha1.RuntimeKinds() {
+		add(func() datav1alpha1.RuntimeObject {
+			rt, _ := datav1alpha1.NewRuntime(k.Kind)
+			return rt
+		})
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -258,11 +257,11 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 		return nil
 	}
 	ref := served.Status.Runtimes[0]
-	newObj, ok := runtimeKinds[strings.ToLower(ref.Type)]
+	kind, ok := datav1alpha1.RuntimeKindOfType(strings.ToLower(ref.Type))
 	if !ok {
 		return nil
 	}
-	rt := newObj()
+	rt, _ := datav1alpha1.NewRuntime(kind.Kind)
 	if found, err := g.get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, rt, src, tracking); err != nil || !found {
 		return err
 	}
@@ -394,32 +393,14 @@ func DatasetOfClaim(pvc *corev1.PersistentVolumeClaim) (types.NamespacedName, bo
 	return types.NamespacedName{}, false
 }
 
-// runtimeKinds maps a runtime type, as recorded in a Dataset's
-// status.runtimes, to a new object of its kind.
-var runtimeKinds = map[string]func() client.Object{
-	"alluxio": func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
-	"juicefs": func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
-	"jindo":   func() client.Object { return &datav1alpha1.JindoRuntime{} },
-	"thin":    func() client.Object { return &datav1alpha1.ThinRuntime{} },
-}
-
 // SourceKinds are the kinds of object dataset volumes are built from: the
 // kinds Changes must track for a Gatherer.
 func SourceKinds() []client.Object {
 	out := []client.Object{&corev1.PersistentVolumeClaim{}, &corev1.PersistentVolume{}, &datav1alpha1.Dataset{}, &appsv1.DaemonSet{}, &corev1.PodTemplate{}}
-	for _, t := range RuntimeTypes() {
-		out = append(out, runtimeKinds[t]())
+	for _, k := range datav1alpha1.RuntimeKinds() {
+		rt, _ := datav1alpha1.NewRuntime(k.Kind)
+		out = append(out, rt)
 	}
-	return out
-}
-
-// RuntimeTypes returns the runtime types the webhook understands, sorted.
-func RuntimeTypes() []string {
-	out := make([]string, 0, len(runtimeKinds))
-	for t := range runtimeKinds {
-		out = append(out, t)
-	}
-	slices.Sort(out)
 	return out
 }
 

@@ -17,21 +17,6 @@ import (
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
-// runtimeKinds make new objects of each runtime kind, by kind name.
-var runtimeKinds = map[string]func() client.Object{
-	"AlluxioRuntime": func() client.Object { return &datav1alpha1.AlluxioRuntime{} },
-	"JuiceFSRuntime": func() client.Object { return &datav1alpha1.JuiceFSRuntime{} },
-	"JindoRuntime":   func() client.Object { return &datav1alpha1.JindoRuntime{} },
-	"ThinRuntime":    func() client.Object { return &datav1alpha1.ThinRuntime{} },
-}
-
-var runtimeLists = map[string]func() client.ObjectList{
-	"AlluxioRuntime": func() client.ObjectList { return &datav1alpha1.AlluxioRuntimeList{} },
-	"JuiceFSRuntime": func() client.ObjectList { return &datav1alpha1.JuiceFSRuntimeList{} },
-	"JindoRuntime":   func() client.ObjectList { return &datav1alpha1.JindoRuntimeList{} },
-	"ThinRuntime":    func() client.ObjectList { return &datav1alpha1.ThinRuntimeList{} },
-}
-
 // Gatherer computes Facts, reading related objects through Reader (the
 // webhook's cache).
 type Gatherer struct {
@@ -68,7 +53,7 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 				f.MountEdits = mountEdits(t.Mounts, oldDS, ds, rt)
 			}
 		}
-	case runtimeKinds[kind] != nil:
+	case isRuntimeKind(kind):
 		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
 		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
 		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok && rt.Spec.ProfileName == "" {
@@ -118,29 +103,26 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 			f.DatasetReference = ds.Spec.Mounts[0].MountPoint
 		}
 	}
-	for other, newObj := range runtimeKinds {
-		if other == kind {
+	for _, other := range datav1alpha1.RuntimeKinds() {
+		if other.Kind == kind {
 			continue
 		}
-		if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, newObj()); err != nil {
+		rt, _ := datav1alpha1.NewRuntime(other.Kind)
+		if found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, rt); err != nil {
 			return f, err
 		} else if found {
-			f.SameNameRuntimes = append(f.SameNameRuntimes, other)
+			f.SameNameRuntimes = append(f.SameNameRuntimes, other.Kind)
 		}
 	}
 	if withUsage {
 		f.NamespaceUsage = map[string]int64{}
-		for k, newList := range runtimeLists {
-			list := newList()
+		for _, k := range datav1alpha1.RuntimeKinds() {
+			list, _ := datav1alpha1.NewRuntimeList(k.Kind)
 			if err := g.Reader.List(ctx, list, client.InNamespace(ns)); err != nil {
-				return f, fmt.Errorf("listing %s in %s: %w", k, ns, err)
+				return f, fmt.Errorf("listing %s in %s: %w", k.Kind, ns, err)
 			}
-			items, err := listItems(list)
-			if err != nil {
-				return f, err
-			}
-			for _, o := range items {
-				if k == kind && o.GetName() == name {
+			for _, o := range list.GetRuntimes() {
+				if k.Kind == kind && o.GetName() == name {
 					continue // the object's own share comes from the new spec
 				}
 				usage(f.NamespaceUsage, o)
@@ -179,17 +161,16 @@ func fieldFacts(kind string, obj any) []engines.Finding {
 // field table; nil when none exists.
 func (g *Gatherer) datasetRuntime(ctx context.Context, ds *datav1alpha1.Dataset) (fieldtables.Table, datav1alpha1.RuntimeObject, error) {
 	for _, t := range fieldtables.All {
-		newObj, ok := runtimeKinds[t.Kind]
+		rt, ok := datav1alpha1.NewRuntime(t.Kind)
 		if !ok || t.Dataset == nil {
 			continue
 		}
-		rt := newObj()
 		found, err := g.get(ctx, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, rt)
 		if err != nil {
 			return t, nil, err
 		}
-		if r, ok := rt.(datav1alpha1.RuntimeObject); found && ok {
-			return t, r, nil
+		if found {
+			return t, rt, nil
 		}
 	}
 	return fieldtables.Table{}, nil, nil
@@ -209,4 +190,10 @@ func mountEdits(mc engines.MountChecker, old, ds *datav1alpha1.Dataset, rt datav
 		applied = engines.EffectiveMounts(old)
 	}
 	return mc.CheckMountEdit(applied, ds)
+}
+
+// isRuntimeKind says whether kind is a runtime kind.
+func isRuntimeKind(kind string) bool {
+	_, ok := datav1alpha1.NewRuntime(kind)
+	return ok
 }

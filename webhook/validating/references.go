@@ -80,8 +80,8 @@ func (g *Gatherer) referenceFacts(ctx context.Context, ds *datav1alpha1.Dataset)
 // referenceRuntimeConflict names the runtime of the reference dataset's
 // name that cannot serve it, "" when there is none.
 func (g *Gatherer) referenceRuntimeConflict(ctx context.Context, ns, name string) (string, error) {
-	for kind, newObj := range runtimeKinds {
-		obj := newObj()
+	for _, k := range datav1alpha1.RuntimeKinds() {
+		obj, _ := datav1alpha1.NewRuntime(k.Kind)
 		found, err := g.get(ctx, types.NamespacedName{Namespace: ns, Name: name}, obj)
 		if err != nil || !found {
 			if err != nil {
@@ -92,7 +92,7 @@ func (g *Gatherer) referenceRuntimeConflict(ctx context.Context, ns, name string
 		thin, ok := obj.(*datav1alpha1.ThinRuntime)
 		switch {
 		case !ok:
-			return kind + " " + name, nil
+			return k.Kind + " " + name, nil
 		case thin.Spec.ProfileName != "":
 			return fmt.Sprintf("ThinRuntime %s (spec.profileName %s)", name, thin.Spec.ProfileName), nil
 		}
