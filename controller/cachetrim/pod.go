@@ -15,6 +15,9 @@ import (
 // other volume sources, large annotations) is dropped, so a cached Pod
 // takes about a kilobyte whatever its author put in it.
 func Pod(p *corev1.Pod) *corev1.Pod {
+	if !Sluices(p) {
+		return compact(claimant(p))
+	}
 	out := &corev1.Pod{
 		TypeMeta:   p.TypeMeta,
 		ObjectMeta: podMeta(&p.ObjectMeta),
@@ -38,7 +41,7 @@ func Pod(p *corev1.Pod) *corev1.Pod {
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		out.Spec.Affinity = &corev1.Affinity{NodeAffinity: a.NodeAffinity}
 	}
-	return out
+	return compact(out)
 }
 
 // podMeta keeps an object's identity, labels, owners, finalizers and

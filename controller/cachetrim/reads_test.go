@@ -278,6 +278,7 @@ func TestTrimKeepsEveryFieldTheControllerReads(t *testing.T) {
 	for k := range r.annotations {
 		in.Annotations[k] = "v-" + k
 	}
+	in.Labels[managedBy] = "sluice" // a Pod of Sluice's: tenants' are TestATenantPodKeepsWhatIsReadOfIt's
 	out := Pod(in.DeepCopy())
 	var lost []string
 	compare(reflect.ValueOf(*in), reflect.ValueOf(*out), "Pod", r, &lost)
@@ -304,7 +305,15 @@ func TestTrimDropsWhatTenantsFill(t *testing.T) {
 			Env: []corev1.EnvVar{{Name: "E", Value: big}}}},
 			Volumes: []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{Items: []corev1.KeyToPath{{Key: big}}}}}}},
 	}
-	out := Pod(in)
+	out := Pod(in.DeepCopy())
+	if out.Annotations["tenant/blob"] != "" || out.ManagedFields != nil || out.Spec.Containers != nil || out.Spec.Volumes != nil {
+		t.Fatalf("kept of a tenant's Pod what the controller does not read: %+v", out)
+	}
+	if out.Annotations["fluid.io/datasets-in-use"] != "d" || out.Name != "p" {
+		t.Fatalf("dropped of a tenant's Pod what the controller reads: %+v", out)
+	}
+	in.Labels = map[string]string{managedBy: "sluice"}
+	out = Pod(in)
 	if out.Annotations["tenant/blob"] != "" || out.ManagedFields != nil || out.Spec.Containers[0].Command != nil ||
 		out.Spec.Containers[0].Args != nil || out.Spec.Containers[0].Env != nil || out.Spec.Volumes[0].ConfigMap != nil {
 		t.Fatalf("kept what the controller does not read: %+v", out)
