@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,11 +21,14 @@ import (
 
 // observeCache scrapes the cache-reporting pods eng (this reconcile's
 // engine) names, those of the runtime's release only (fromRelease), a few
-// at a time and within scrapeBudget, and returns the summed figures as cacheStates (sized by
-// workersReady), also written to the Dataset's status. Pods that are not
-// running or do not answer are skipped (and logged); with none answering
-// only the capacity is reported (reportCapacity) and the other figures stay.
-func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, workersReady int32) (datav1alpha1.CacheStateList, error) {
+// at a time and within scrapeBudget, and returns the summed figures as
+// cacheStates (sized by workersReady, and the cached percentage of
+// ufsTotal, the Dataset's as this reconcile writes it), which the status
+// functions report in the runtime's and the Dataset's status. Pods that
+// are not running or do not answer are skipped (and logged); with none
+// answering only the capacity is reported (reportCapacity) and the other
+// figures stay as the Dataset ds shows them.
+func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, workersReady int32, ufsTotal string) (datav1alpha1.CacheStateList, error) {
 	src, ok := eng.CacheMetrics(rt)
 	if !ok {
 		return nil, nil
@@ -65,7 +67,7 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 	_ = g.Wait()
 	capacity := cacheCapacity(rt, workersReady)
 	if n == 0 {
-		return r.reportCapacity(ctx, ds, capacity)
+		return reportCapacity(ds, capacity), nil
 	}
 	if src.ClusterWide {
 		sum = top
@@ -73,18 +75,7 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		// Each client caches on its own node: report the mean per node.
 		sum.CachedBytes /= float64(n)
 	}
-	return r.writeCacheStates(ctx, ds, engines.CacheStates(sum, capacity, quantityBytes(ds.Status.UfsTotal)))
-}
-
-// writeCacheStates writes states to the Dataset's status, unless it holds
-// them already, and returns them.
-func (r *Reconciler) writeCacheStates(ctx context.Context, ds *datav1alpha1.Dataset, states datav1alpha1.CacheStateList) (datav1alpha1.CacheStateList, error) {
-	if equality.Semantic.DeepEqual(ds.Status.CacheStates, states) {
-		return states, nil
-	}
-	patch := client.MergeFrom(ds.DeepCopy())
-	ds.Status.CacheStates = states
-	return states, r.Client.Status().Patch(ctx, ds, patch)
+	return engines.CacheStates(sum, capacity, quantityBytes(ufsTotal)), nil
 }
 
 // scrape reads one pod's cache metrics page (readPage).
@@ -100,18 +91,18 @@ func (r *Reconciler) scrape(ctx context.Context, src engines.MetricsSource, host
 // reportCapacity is observeCache when no pod answered: the cache's
 // capacity is known from the tieredstore and the ready workers without
 // any, so it is reported (as Fluid shows it once the Dataset is bound);
-// the figures only pods know stay as they were, absent until one answers.
-// nil when there is no capacity to tell.
-func (r *Reconciler) reportCapacity(ctx context.Context, ds *datav1alpha1.Dataset, capacity int64) (datav1alpha1.CacheStateList, error) {
+// the figures only pods know stay as the Dataset shows them, absent until
+// one answers. nil when there is no capacity to tell.
+func reportCapacity(ds *datav1alpha1.Dataset, capacity int64) datav1alpha1.CacheStateList {
 	if capacity <= 0 {
-		return nil, nil
+		return nil
 	}
 	states := maps.Clone(ds.Status.CacheStates)
 	if states == nil {
 		states = datav1alpha1.CacheStateList{}
 	}
 	states[datav1alpha1.CacheCapacity] = engines.FormatBytes(capacity)
-	return r.writeCacheStates(ctx, ds, states)
+	return states
 }
 
 // metricsPort is the pod's container port of the given name, or 0.

@@ -161,7 +161,7 @@ func TestObserveCacheAtTheEnginesPortAndPaths(t *testing.T) {
 			api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).WithObjects(ds, master, pod).WithStatusSubresource(ds).Build()
 			r := &Reconciler{Client: api, Engine: tc.engine, HTTPClient: hc}
 			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
-			states, err := r.observeCache(context.Background(), tc.engine, ds, rt, 0)
+			states, err := r.observeCache(context.Background(), tc.engine, ds, rt, 0, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -153,6 +153,9 @@ type scope struct {
 	setUp bool
 	// metadataDue is when the Dataset's next metadata Job is due, if known.
 	metadataDue time.Time
+	// counted is the metadata Job whose count this reconcile writes, to be
+	// recorded and deleted once written (settleCount).
+	counted *countedJob
 }
 
 // Reconcile implements reconcile.Reconciler: get the runtime, ensure the
@@ -179,6 +182,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 			retErr = r.writeDataset(ctx, s.ds, func(ds *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
 				return datasetStatus(ds, s.rt, r.Engine.Type(), s.obs)
 			})
+		}
+		if s.counted != nil && retErr == nil {
+			retErr = r.settleCount(ctx, s)
 		}
 		if s.report && retErr == nil {
 			retErr = r.writeStatus(ctx, s)

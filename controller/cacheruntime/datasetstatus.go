@@ -2,21 +2,25 @@ package cacheruntime
 
 import (
 	"fmt"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/engines"
 )
 
 // The Dataset's status, as the runtime bound to it (or binding it) reports
-// it. This controller writes the Dataset's Ready condition, status.runtimes
-// and status.mounts; Fluid's phase is derived from them (datasetPhase). The
-// Dataset controller only fills the phase of a new Dataset (NotBound), and
-// a DataMigrate's reconciler sets DataMigrating while it writes the
-// Dataset, which the phase keeps; each writes with the Dataset's
-// resourceVersion as its precondition, so none replaces another's write.
+// it. This controller writes the Dataset's Ready condition,
+// status.runtimes, status.mounts, status.cacheStates, ufsTotal and
+// fileNum, in one write per reconcile (writeDataset); Fluid's phase is
+// derived from Ready (datasetPhase). The Dataset controller only fills the
+// phase of a new Dataset (NotBound), and a DataMigrate's reconciler sets
+// DataMigrating while it writes the Dataset, which the phase keeps; each
+// writes with the Dataset's resourceVersion as its precondition, so none
+// replaces another's write (docs/design/dataset-phases.md lists them all).
 
 // datasetStatus is the Dataset's status after a reconcile of its runtime rt
 // that observed o, from the status as stored: Ready says why the runtime
@@ -25,8 +29,9 @@ import (
 // or failed to apply (MountsFailed, Failed), or that it is bound (Bound,
 // with status.runtimes and the mounts applied in status.mounts); a
 // Dataset whose runtime failed before binding returns to NotBound once the
-// runtime starts again. A Dataset not found, or bound to another runtime,
-// is not this runtime's to report.
+// runtime starts again. The cache figures and the usage observed are
+// reported too (cacheStates; ufsTotal and fileNum, usageStatus). A Dataset
+// not found, or bound to another runtime, is not this runtime's to report.
 func datasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runtimeType string, o observations) datav1alpha1.DatasetStatus {
 	s := *ds.Status.DeepCopy()
 	if d := o.datasetFound; d == nil || !d.exists || d.boundElsewhere != "" {
@@ -58,7 +63,25 @@ func datasetStatus(ds *datav1alpha1.Dataset, rt datav1alpha1.RuntimeObject, runt
 		set(metav1.ConditionFalse, ReasonNotBound, "waiting for "+runtime+" to start")
 	}
 	s.Phase = datasetPhase(&s)
+	if o.cacheStates != nil {
+		s.CacheStates = o.cacheStates
+	}
+	s.UfsTotal, s.FileNum = usageStatus(&s, o)
 	return s
+}
+
+// usageStatus is the Dataset's ufsTotal and fileNum after a reconcile that
+// observed o, from the status s as stored: the usage counted, as Fluid
+// writes it; Calculating while a metadata Job counts a Dataset whose
+// figures are not both known; otherwise as stored.
+func usageStatus(s *datav1alpha1.DatasetStatus, o observations) (ufsTotal, fileNum string) {
+	switch {
+	case o.usage != nil:
+		return engines.FormatUFSTotal(o.usage.Bytes), strconv.FormatInt(o.usage.Files, 10)
+	case o.calculating && (s.UfsTotal == "" || s.FileNum == ""):
+		return Calculating, Calculating
+	}
+	return s.UfsTotal, s.FileNum
 }
 
 // datasetPhase is Fluid's phase for a Dataset status, from its Ready

@@ -94,6 +94,46 @@ func TestDatasetStatus(t *testing.T) {
 	}
 }
 
+// TestDatasetStatusFigures: the Dataset's cacheStates, ufsTotal and
+// fileNum are what the reconcile observed (the cache figures read, the
+// usage counted, Calculating while a first count runs), and as stored when
+// it observed none; a Dataset bound elsewhere keeps its own.
+func TestDatasetStatusFigures(t *testing.T) {
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"}}
+	found := &datasetFound{exists: true}
+	read := datav1alpha1.CacheStateList{datav1alpha1.Cached: "1KiB"}
+	counted := &engines.UFSUsage{Bytes: 1536, Files: 7}
+	for _, c := range []struct {
+		name         string
+		stored       datav1alpha1.DatasetStatus // cacheStates, ufsTotal and fileNum as stored
+		obs          observations               // what the reconcile saw
+		cached       string                     // cacheStates' cached after ("" none)
+		total, files string                     // ufsTotal and fileNum after
+	}{
+		{"nothing observed", datav1alpha1.DatasetStatus{CacheStates: datav1alpha1.CacheStateList{datav1alpha1.Cached: "2KiB"}, UfsTotal: "1.00KiB", FileNum: "1"},
+			observations{datasetFound: found}, "2KiB", "1.00KiB", "1"},
+		{"cache figures read", datav1alpha1.DatasetStatus{CacheStates: datav1alpha1.CacheStateList{datav1alpha1.Cached: "2KiB"}},
+			observations{datasetFound: found, cacheStates: read}, "1KiB", "", ""},
+		{"counted", datav1alpha1.DatasetStatus{UfsTotal: Calculating, FileNum: Calculating},
+			observations{datasetFound: found, usage: counted}, "", "1.50KiB", "7"},
+		{"first count started", datav1alpha1.DatasetStatus{},
+			observations{datasetFound: found, calculating: true}, "", Calculating, Calculating},
+		{"half known: counted again, Calculating", datav1alpha1.DatasetStatus{UfsTotal: "1.00KiB"},
+			observations{datasetFound: found, calculating: true}, "", Calculating, Calculating},
+		{"known: counted again, kept", datav1alpha1.DatasetStatus{UfsTotal: "1.00KiB", FileNum: "1"},
+			observations{datasetFound: found, calculating: true}, "", "1.00KiB", "1"},
+		{"bound elsewhere: not ours", datav1alpha1.DatasetStatus{UfsTotal: "1.00KiB", FileNum: "1"},
+			observations{datasetFound: &datasetFound{exists: true, boundElsewhere: "juicefs runtime d"}, cacheStates: read, usage: counted}, "", "1.00KiB", "1"},
+	} {
+		ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"}, Status: c.stored}
+		got := datasetStatus(ds, rt, "alluxio", c.obs)
+		if got.CacheStates[datav1alpha1.Cached] != c.cached || got.UfsTotal != c.total || got.FileNum != c.files {
+			t.Errorf("%s: cached %q, ufsTotal %q, fileNum %q; want %q, %q, %q", c.name,
+				got.CacheStates[datav1alpha1.Cached], got.UfsTotal, got.FileNum, c.cached, c.total, c.files)
+		}
+	}
+}
+
 // TestDatasetStatusMessages: Ready's message names the runtime and says
 // what a pending change waits for, or why it failed.
 func TestDatasetStatusMessages(t *testing.T) {

@@ -10,11 +10,13 @@
 //
 // A reconcile has one shape (cacheruntime_controller.go): get the runtime,
 // ensure the finalizer (or clean up), run the phases in order (phases.go:
-// Dataset, engine, release, workloads, volumes, binding, node labels, cache
-// states), each recording what it observed in the reconcile's scope, then
-// compute the status from those observations with a pure function
-// (status.go: root conditions, Ready summarising them, counts and Fluid's
-// phase fields) and write it once (writes.go). A reconcile reads the world
+// Dataset, engine, release, workloads, volumes, binding, node labels,
+// metadata, cache states), each recording what it observed in the
+// reconcile's scope, then compute the runtime's and the Dataset's status
+// from those observations with pure functions (status.go: root
+// conditions, Ready summarising them, counts and Fluid's phase fields;
+// datasetstatus.go: Ready, binding, mounts, cache states and usage) and
+// write each once (writes.go). A reconcile reads the world
 // again rather than remembering its own writes: a status write the
 // informer cache does not show yet is found by the API server's optimistic
 // lock. Two memories stay, each measured to pay for itself: the Helm

@@ -3,7 +3,6 @@ package cacheruntime
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -34,9 +33,11 @@ const (
 // syncMetadata learns the Dataset's usage of its under storage (ufsTotal
 // and fileNum) as the engine says (engines.Metadata), while the runtime's
 // metadata sync is on: from its pods' metrics pages at every refresh
-// (syncUsage), or by the Dataset's metadata Job (runMetadataJob). What
-// fails to be learnt never stops the reconcile: the figures stay as they
-// were, and a failed Job says why in a Warning event.
+// (syncUsage), or by the Dataset's metadata Job (runMetadataJob). What it
+// learns is an observation (usage, calculating), written with the rest of
+// the Dataset's status at the end of the reconcile. What fails to be
+// learnt never stops the reconcile: the figures stay as they were, and a
+// failed Job says why in a Warning event.
 func (r *Reconciler) syncMetadata(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	var src engines.MetadataSource
 	if m, ok := s.eng.(engines.Metadata); ok {
@@ -66,9 +67,10 @@ func (r *Reconciler) syncMetadata(ctx context.Context, s *scope) (ctrl.Result, b
 
 // runMetadataJob keeps at most one metadata Job per Dataset: with none, it
 // starts one when one is due (metadataDue), showing Calculating while the
-// usage is unknown; with one that finished, it writes its result (or
-// reports its failure) and deletes it. A Job of the name that is not the
-// runtime's (ufsmeta.Owns) is never touched.
+// usage is unknown; with one that finished, it observes its result, which
+// the reconcile writes and then deletes the Job (settleCount), or reports
+// its failure and deletes it. A Job of the name that is not the runtime's
+// (ufsmeta.Owns) is never touched.
 func (r *Reconciler) runMetadataJob(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	key := client.ObjectKeyFromObject(s.ds)
 	job, err := r.metadataJob(ctx, s.ds)
@@ -103,15 +105,11 @@ func (r *Reconciler) runMetadataJob(ctx context.Context, s *scope) (ctrl.Result,
 		return ctrl.Result{}, true, nil
 	case ufsmeta.Succeeded:
 		ctrl.LoggerFrom(ctx).Info("dataset metadata counted", "job", job.Name, "bytes", out.Usage.Bytes, "files", out.Usage.Files)
-		if err := r.writeUsage(ctx, s.ds, out.Usage); err != nil {
-			return ctrl.Result{}, false, err
-		}
-		r.metadata.update(key, func(m *metadataRecord) {
-			m.at, m.generation, m.retryAt, m.handled = now, s.ds.Generation, time.Time{}, job.UID
-		})
+		s.obs.usage, s.counted = &out.Usage, &countedJob{job: job, at: now}
 		if r.MetadataRefresh > 0 {
 			s.metadataDue = now.Add(r.MetadataRefresh)
 		}
+		return ctrl.Result{}, true, nil
 	case ufsmeta.Failed:
 		r.event(s.rt, corev1.EventTypeWarning, ReasonMetadataSyncFailed, "SyncMetadata", "counting the files of Dataset %s: %s", key, out.Reason)
 		r.metadata.update(key, func(m *metadataRecord) { m.retryAt, m.handled = now.Add(metadataRetry), job.UID })
@@ -120,8 +118,27 @@ func (r *Reconciler) runMetadataJob(ctx context.Context, s *scope) (ctrl.Result,
 	return ctrl.Result{}, true, r.deleteJob(ctx, job)
 }
 
+// countedJob is a metadata Job that succeeded, read at at, whose count the
+// reconcile writes to the Dataset's status.
+type countedJob struct {
+	job *batchv1.Job
+	at  time.Time
+}
+
+// settleCount, once the Dataset's status holds the count of s.counted,
+// records it as the Dataset's last count and deletes the Job: a count that
+// failed to be written is read from the Job again by the next reconcile.
+func (r *Reconciler) settleCount(ctx context.Context, s *scope) error {
+	c := s.counted
+	r.metadata.update(client.ObjectKeyFromObject(s.ds), func(m *metadataRecord) {
+		m.at, m.generation, m.retryAt, m.handled = c.at, s.ds.Generation, time.Time{}, c.job.UID
+	})
+	return r.deleteJob(ctx, c.job)
+}
+
 // startMetadataJob creates the Dataset's metadata Job, owned by the
-// runtime, and shows Calculating while the usage is unknown. Without an
+// runtime, and has the Dataset show Calculating while the usage is
+// unknown (observations.calculating). Without an
 // image (MetadataJob.Image) no Job can run: a Warning event says so, again
 // after metadataRetry.
 func (r *Reconciler) startMetadataJob(ctx context.Context, s *scope) error {
@@ -143,12 +160,8 @@ func (r *Reconciler) startMetadataJob(ctx context.Context, s *scope) error {
 		return fmt.Errorf("creating the metadata Job %s/%s: %w", job.Namespace, job.Name, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("counting the dataset's files", "job", job.Name)
-	if s.ds.Status.UfsTotal != "" && s.ds.Status.FileNum != "" {
-		return nil
-	}
-	patch := client.MergeFrom(s.ds.DeepCopy())
-	s.ds.Status.UfsTotal, s.ds.Status.FileNum = Calculating, Calculating
-	return r.Client.Status().Patch(ctx, s.ds, patch)
+	s.obs.calculating = true
+	return nil
 }
 
 // metadataJob is the Job of the Dataset's metadata Job name, nil when there
@@ -210,16 +223,4 @@ func (r *Reconciler) dataLoads(ctx context.Context, ds *datav1alpha1.Dataset) []
 		return nil
 	}
 	return list.Items
-}
-
-// writeUsage writes the usage as the Dataset's ufsTotal and fileNum, unless
-// it holds them already.
-func (r *Reconciler) writeUsage(ctx context.Context, ds *datav1alpha1.Dataset, u engines.UFSUsage) error {
-	total, files := engines.FormatUFSTotal(u.Bytes), strconv.FormatInt(u.Files, 10)
-	if ds.Status.UfsTotal == total && ds.Status.FileNum == files {
-		return nil
-	}
-	patch := client.MergeFrom(ds.DeepCopy())
-	ds.Status.UfsTotal, ds.Status.FileNum = total, files
-	return r.Client.Status().Patch(ctx, ds, patch)
 }

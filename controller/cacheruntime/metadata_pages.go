@@ -25,7 +25,7 @@ const minUsageRefresh = 5 * time.Second
 // A read runs beside the reconcile, at most one per Dataset at a time and
 // one per refresh interval, so that a page that answers slowly, or a pod
 // address nothing answers at, never holds a reconcile; the reconcile after
-// it (which it wakes) writes its result.
+// it (which it wakes) observes its result and writes it.
 type usageReads struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]*usageRead
@@ -91,14 +91,13 @@ func (u *usageReads) forget(key types.NamespacedName) {
 	delete(u.m, key)
 }
 
-// syncUsage writes the usage an earlier read of the Dataset's pages found,
-// and starts the next read when one is due (usageReads).
+// syncUsage observes the usage an earlier read of the Dataset's pages
+// found (the reconcile writes it), and starts the next read when one is
+// due (usageReads).
 func (r *Reconciler) syncUsage(ctx context.Context, s *scope, src *engines.UsagePages) error {
 	key := client.ObjectKeyFromObject(s.ds)
 	if u, ok := r.usage.take(key); ok {
-		if err := r.writeUsage(ctx, s.ds, u); err != nil {
-			return err
-		}
+		s.obs.usage = &u
 	}
 	if !r.usage.begin(key, r.clock(), max(r.CacheRefresh, minUsageRefresh)) {
 		return nil

@@ -276,13 +276,15 @@ func (r *Reconciler) labelCacheNodes(ctx context.Context, s *scope) (ctrl.Result
 }
 
 // readCacheStates reads the cache figures from the engine's metrics (the
-// runtime's and the Dataset's cacheStates).
+// runtime's and the Dataset's cacheStates), after syncMetadata: the cached
+// percentage is of the Dataset's ufsTotal as this reconcile writes it.
 func (r *Reconciler) readCacheStates(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
 	ready := s.rt.GetRuntimeStatus().WorkerNumberReady
 	if c := s.obs.components; c != nil && c.workers != nil {
 		ready = c.workers.ready
 	}
-	states, err := r.observeCache(ctx, s.eng, s.ds, s.rt, ready)
+	ufsTotal, _ := usageStatus(&s.ds.Status, s.obs)
+	states, err := r.observeCache(ctx, s.eng, s.ds, s.rt, ready, ufsTotal)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}

@@ -47,7 +47,7 @@ func scrapeFixture(t *testing.T, release string, pods int, orphans bool, port in
 	eng := reporter("rpc", []string{"/metrics"})
 	r := &Reconciler{Client: api, Engine: eng}
 	rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
-	states, err := r.observeCache(context.Background(), eng, ds, rt, 0)
+	states, err := r.observeCache(context.Background(), eng, ds, rt, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,8 @@ func TestScrapingIsBounded(t *testing.T) {
 // TestCapacityIsReportedWithoutMetrics: a bound runtime whose pods do not
 // answer (none started yet, as in the simulated cluster) still reports its
 // cache capacity, from the tieredstore and the ready workers; the figures
-// only the pods know stay as they were.
+// only the pods know stay as they were. The Dataset's status written from
+// that observation (writeDataset, datasetStatus) holds the same.
 func TestCapacityIsReportedWithoutMetrics(t *testing.T) {
 	for name, tc := range map[string]struct {
 		stored, want datav1alpha1.CacheStateList
@@ -143,8 +144,14 @@ func TestCapacityIsReportedWithoutMetrics(t *testing.T) {
 			rt := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "ds", Namespace: "ns"}}
 			quota := resource.MustParse("10Gi")
 			rt.Spec.TieredStore.Levels = []datav1alpha1.Level{{MediumType: datav1alpha1.SSD, Path: "/ssd", Quota: &quota}}
-			states, err := r.observeCache(context.Background(), eng, ds, rt, 2)
+			states, err := r.observeCache(context.Background(), eng, ds, rt, 2, ds.Status.UfsTotal)
 			if err != nil {
+				t.Fatal(err)
+			}
+			o := observations{datasetFound: &datasetFound{exists: true}, cacheStates: states}
+			if err := r.writeDataset(context.Background(), ds, func(d *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
+				return datasetStatus(d, rt, eng.Type(), o)
+			}); err != nil {
 				t.Fatal(err)
 			}
 			stored := &datav1alpha1.Dataset{}

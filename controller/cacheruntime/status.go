@@ -49,8 +49,15 @@ type observations struct {
 	// cacheAffinity is where the cache is (labelNodes): the runtime's
 	// status.cacheAffinity.
 	cacheAffinity *observedAffinity
-	// cacheStates are the figures read from the engine's metrics.
+	// cacheStates are the figures read from the engine's metrics: the
+	// runtime's and the Dataset's status.cacheStates.
 	cacheStates datav1alpha1.CacheStateList
+	// usage is the Dataset's usage of its under storage learnt this
+	// reconcile (syncMetadata): its ufsTotal and fileNum.
+	usage *engines.UFSUsage
+	// calculating: a metadata Job started counting the Dataset; its
+	// ufsTotal and fileNum show Calculating while either is unknown.
+	calculating bool
 	// cleanup is the deletion's cache cleanup (CacheCleaned), nil when
 	// none was observed.
 	cleanup *verdict

@@ -2,11 +2,14 @@ package cacheruntime
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,7 +26,9 @@ import (
 	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/fake"
+	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
 // TestStatusWrites follows the status writes of a runtime whose two workers
@@ -246,28 +251,39 @@ func TestStatusPatchWithLaggingCache(t *testing.T) {
 }
 
 // patches counts the status patches of a runtime: those the API server
-// accepted and those it refused (a stale resourceVersion).
-type patches struct{ accepted, refused int }
+// accepted and those it refused (a stale resourceVersion); and those of
+// its Dataset, accepted or not.
+type patches struct{ accepted, refused, dataset int }
 
 // laggingAPI is a fake API server holding ds, rt and the node node-a, and a
 // cache of it that, while *stale is set, shows that runtime instead of the
 // stored one (a cache behind the controller's last write); it counts the
-// runtime's status patches in *writes. It returns the cache and the API
-// server (the reconciler's Live reader).
+// runtime's and the Dataset's status patches in *writes, and gives the
+// objects it creates a UID, as the API server does. It returns the cache
+// and the API server (the reconciler's Live reader).
 func laggingAPI(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, stale **datav1alpha1.AlluxioRuntime, writes *patches) (client.Client, client.Reader) {
 	api := fakeclient.NewClientBuilder().WithScheme(scheme.New()).
 		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.AlluxioRuntime{}).
 		WithObjects(ds, rt, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}).
 		WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				if obj.GetUID() == "" {
+					obj.SetUID(types.UID("uid-" + obj.GetName()))
+				}
+				return c.Create(ctx, obj, opts...)
+			},
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 				err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-				if _, ok := obj.(*datav1alpha1.AlluxioRuntime); ok {
+				switch obj.(type) {
+				case *datav1alpha1.AlluxioRuntime:
 					switch {
 					case err == nil:
 						writes.accepted++
 					case apierrors.IsConflict(err):
 						writes.refused++
 					}
+				case *datav1alpha1.Dataset:
+					writes.dataset++
 				}
 				return err
 			},
@@ -285,9 +301,13 @@ func laggingAPI(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, stale
 }
 
 // TestOneStatusWritePerReconcile walks a runtime with masters and workers
-// from install to bound and back to waiting, counting the runtime's status
-// patches in each reconcile: exactly one when the stored status changes,
-// none when it does not.
+// from install to bound and back to waiting, then has its Dataset's files
+// counted, counting the runtime's and the Dataset's status patches in each
+// reconcile: exactly one of each when its stored status changes, none when
+// it does not. The engine reports cache figures from its workers' metrics
+// and counts the Dataset with a metadata Job, so that binding, the cache
+// states and the usage (Calculating, then the count) all change the
+// Dataset's status in one reconcile.
 func TestOneStatusWritePerReconcile(t *testing.T) {
 	ctx := context.Background()
 	ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n"},
@@ -297,35 +317,49 @@ func TestOneStatusWritePerReconcile(t *testing.T) {
 	var writes patches
 	c, live := laggingAPI(ds, rt, &stale, &writes)
 	hc := helm.NewMemoryClient("n", nil)
-	r := &Reconciler{Client: c, Live: live, Engine: fake.Engine{Master: true}, Helm: func(string) (*helm.Client, error) { return hc, nil }}
+	metrics := serve(t, func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprint(w, "cached 1024") })
+	eng := countedEngine{Engine: fake.Engine{Master: true, Metrics: reporter("rpc", []string{"/metrics"}).(fake.Engine).Metrics}}
+	r := &Reconciler{Client: c, Live: live, Engine: eng, Helm: func(string) (*helm.Client, error) { return hc, nil },
+		MetadataJob: ufsmeta.Options{Image: "sluice"}}
 	key := types.NamespacedName{Namespace: "n", Name: "d"}
-	stored := func() datav1alpha1.RuntimeStatus {
+	stored := func() (datav1alpha1.RuntimeStatus, datav1alpha1.DatasetStatus) {
 		t.Helper()
-		got := &datav1alpha1.AlluxioRuntime{}
+		got, gotDS := &datav1alpha1.AlluxioRuntime{}, &datav1alpha1.Dataset{}
 		if err := live.Get(ctx, key, got); err != nil {
 			t.Fatal(err)
 		}
-		return got.Status
+		if err := live.Get(ctx, key, gotDS); err != nil {
+			t.Fatal(err)
+		}
+		return got.Status, gotDS.Status
 	}
 	step := func(what string) {
 		t.Helper()
-		before, n := stored(), writes.accepted+writes.refused
+		before, beforeDS := stored()
+		n, nDS := writes.accepted+writes.refused, writes.dataset
 		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		want := 0
-		if !equality.Semantic.DeepEqual(before, stored()) {
+		after, afterDS := stored()
+		want, wantDS := 0, 0
+		if !equality.Semantic.DeepEqual(before, after) {
 			want = 1
+		}
+		if !equality.Semantic.DeepEqual(beforeDS, afterDS) {
+			wantDS = 1
 		}
 		if got := writes.accepted + writes.refused - n; got != want {
 			t.Errorf("%s: %d status patches, want %d", what, got, want)
+		}
+		if got := writes.dataset - nDS; got != wantDS {
+			t.Errorf("%s: %d Dataset status patches, want %d", what, got, wantDS)
 		}
 	}
 	sts := func(name string, replicas, ready int32) {
 		t.Helper()
 		s := &appsv1.StatefulSet{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: "n", Name: name}, s); err != nil {
-			s = &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: name},
+			s = &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: name, Annotations: map[string]string{helm.ReleaseNameAnnotation: "d"}},
 				Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(replicas), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"role": name}}}}
 			if err := c.Create(ctx, s); err != nil {
 				t.Fatal(err)
@@ -344,13 +378,74 @@ func TestOneStatusWritePerReconcile(t *testing.T) {
 	sts("d-worker", 2, 1)
 	step("one worker ready")
 	step("no change")
+	workerPod(t, c, "d-worker", metrics)
 	sts("d-worker", 2, 2)
-	step("bound")
+	step("bound") // with the first cache figures, Calculating, and the metadata Job started
+	if _, dsStatus := stored(); dsStatus.Phase != datav1alpha1.BoundDatasetPhase || dsStatus.UfsTotal != Calculating || dsStatus.CacheStates[datav1alpha1.Cached] != "1KiB" {
+		t.Fatalf("Dataset status when bound: %+v; want Bound, Calculating, 1KiB cached", dsStatus)
+	}
 	step("bound, steady")
 	sts("d-worker", 2, 1)
 	step("a worker lost")
 	step("a worker lost, steady")
 	if writes.accepted != 5 || writes.refused != 0 {
 		t.Errorf("%d status writes (%d refused), want 5 and none refused", writes.accepted, writes.refused)
+	}
+	sts("d-worker", 2, 2)
+	step("the worker back")
+	countedBy(t, c, ufsmeta.JobName(ds), engines.UFSUsage{Bytes: 4096, Files: 3})
+	step("counted") // the usage, and the cached percentage it gives
+	if _, dsStatus := stored(); dsStatus.UfsTotal != "4.00KiB" || dsStatus.FileNum != "3" || dsStatus.CacheStates[datav1alpha1.CachedPercentage] != "25.0%" {
+		t.Fatalf("Dataset status once counted: %+v; want 4.00KiB in 3 files, 25.0%% cached", dsStatus)
+	}
+	step("counted, steady")
+}
+
+// countedEngine is the fake engine whose Datasets a metadata Job counts.
+type countedEngine struct{ fake.Engine }
+
+func (countedEngine) UFSMetadata(client.Object) engines.MetadataSource {
+	return engines.MetadataSource{Sync: true}
+}
+
+// workerPod is a running pod of the StatefulSet sts serving cache metrics
+// at port (reporter's "rpc").
+func workerPod(t *testing.T, c client.Client, sts string, port int32) {
+	t.Helper()
+	ctx := context.Background()
+	owner := &appsv1.StatefulSet{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "n", Name: sts}, owner); err != nil {
+		t.Fatal(err)
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: sts + "-0", Namespace: "n", Labels: map[string]string{"app": "ds"},
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(owner, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "w", Ports: []corev1.ContainerPort{{Name: "rpc", ContainerPort: port}}}}}}
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "127.0.0.1"}
+	if err := c.Status().Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countedBy completes the metadata Job job with a pod whose result is u.
+func countedBy(t *testing.T, c client.Client, job string, u engines.UFSUsage) {
+	t.Helper()
+	ctx := context.Background()
+	j := &batchv1.Job{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "n", Name: job}, j); err != nil {
+		t.Fatal(err)
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: job + "-0", Namespace: "n", Labels: j.Spec.Template.Labels,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(j, batchv1.SchemeGroupVersion.WithKind("Job"))}},
+		Spec: *j.Spec.Template.Spec.DeepCopy()}
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{Name: ufsmeta.Container,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Message: ufsmeta.Message(u)}}}}}
+	if err := c.Status().Update(ctx, p); err != nil {
+		t.Fatal(err)
 	}
 }
