@@ -59,7 +59,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		}
 	}
 	if found && slices.ContainsFunc(ds.Status.Runtimes, func(b datav1alpha1.Runtime) bool { return b.Name == rt.Name && b.Type == runtimeType }) {
-		if err := r.patchDatasetStatus(ctx, ds, unboundDatasetStatus(ds, rt)); err != nil {
+		if err := r.writeDataset(ctx, ds, func(d *datav1alpha1.Dataset) datav1alpha1.DatasetStatus { return unboundDatasetStatus(d, rt) }); err != nil {
 			return ctrl.Result{}, false, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -137,8 +136,9 @@ func (r *Reconciler) recordReference(ctx context.Context, s *scope) (ctrl.Result
 // Dataset's figures (VolumeBound), and has the runtime's status copy the
 // referenced runtime's.
 func (r *Reconciler) bindDataset(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	next := boundDatasetStatus(s.ds, s.rt, s.target)
-	if err := r.patchDatasetStatus(ctx, s.ds, next); err != nil {
+	if err := r.writeDataset(ctx, s.ds, func(ds *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
+		return boundDatasetStatus(ds, s.rt, s.target)
+	}); err != nil {
 		return ctrl.Result{}, false, err
 	}
 	s.obs.target = s.targetRuntime.GetRuntimeStatus()
@@ -149,18 +149,7 @@ func (r *Reconciler) bindDataset(ctx context.Context, s *scope) (ctrl.Result, bo
 // markNotBound gives the reference dataset phase NotBound and Ready=False
 // with v's reason and message, when it says otherwise.
 func (r *Reconciler) markNotBound(ctx context.Context, ds *datav1alpha1.Dataset, v verdict) error {
-	return r.patchDatasetStatus(ctx, ds, notBoundDatasetStatus(ds, v))
-}
-
-// patchDatasetStatus writes next as ds's status, the changed fields only,
-// when it differs.
-func (r *Reconciler) patchDatasetStatus(ctx context.Context, ds *datav1alpha1.Dataset, next datav1alpha1.DatasetStatus) error {
-	if equality.Semantic.DeepEqual(ds.Status, next) {
-		return nil
-	}
-	before := ds.DeepCopy()
-	ds.Status = next
-	return client.IgnoreNotFound(r.Client.Status().Patch(ctx, ds, client.MergeFrom(before)))
+	return r.writeDataset(ctx, ds, func(d *datav1alpha1.Dataset) datav1alpha1.DatasetStatus { return notBoundDatasetStatus(d, v) })
 }
 
 // get reads an object from the cache or, when the cache does not have it,
