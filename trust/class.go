@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // Class is what a namespace user's value in a field may reach.
@@ -88,7 +88,7 @@ func Classify(kind, path string) (Row, bool) {
 			}
 		}
 	}
-	if fields, ok := fieldtables.ForKind(kind); ok {
+	if fields, ok := registry.ForKind(kind); ok {
 		if f, sc := engineRow(fields, path); f.Support == engines.Refused && sc >= bestScore {
 			return Row{Path: f.Path, Class: Refused, Note: f.Note}, true
 		}

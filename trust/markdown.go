@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // The markers around the generated table in docs/security.md.
@@ -54,5 +54,5 @@ func note(r Row) string {
 
 // Splice replaces what lies between the markers in doc with Markdown.
 func Splice(doc string) (string, error) {
-	return fieldtables.SpliceBetween(doc, BeginMarker, EndMarker, Markdown())
+	return registry.SpliceBetween(doc, BeginMarker, EndMarker, Markdown())
 }

@@ -48,8 +48,9 @@ type OptionCache struct {
 	// engine backs with the runtime's own directory of the node (a
 	// hostPath): those that are neither a tier directory nor a directory
 	// the component mounts itself. Judged as tieredstore paths,
-	// at field Component+`.options["cache-dir"]`.
+	// at DirField, Component+`.options["cache-dir"]`.
 	HostDirs []string
+	DirField string
 	// Bytes is the component's cache size per pod when its options set
 	// cache-size or cache-dir (Defined): cache-size's, else the tier's
 	// quota, else JuiceFS's default (100 GiB). SizeField names the option
@@ -83,7 +84,7 @@ func OptionCaches(rt *datav1alpha1.JuiceFSRuntime) []OptionCache {
 		{"spec.worker", rt.Spec.Worker.Options, rt.Spec.Worker.VolumeMounts},
 		{"spec.fuse", rt.Spec.Fuse.Options, rt.Spec.Fuse.VolumeMounts},
 	} {
-		oc := OptionCache{Component: c.field, Bytes: tierBytes}
+		oc := OptionCache{Component: c.field, DirField: OptionField(c.field, "cache-dir"), Bytes: tierBytes}
 		if dirs, ok := c.opts["cache-dir"]; ok {
 			oc.Defined, oc.SizeField = true, OptionField(c.field, "cache-dir")
 			oc.HostDirs = t.optionHostDirs(dirs, c.mounts)

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/trust"
 )
 
 func main() {
 	for doc, splice := range map[string]func(string) (string, error){
-		"docs/engines.md":  fieldtables.Splice,
+		"docs/engines.md":  registry.Splice,
 		"docs/security.md": trust.Splice,
 	} {
 		if err := write(doc, splice); err != nil {

@@ -6,7 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // optionTierPaths are the host directories a runtime's options name for
@@ -16,14 +16,10 @@ import (
 // a cache (their field tables), and ThinRuntime options name no node
 // directory.
 func optionTierPaths(obj client.Object) []Value {
-	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
-	if !ok {
-		return nil
-	}
 	var out []Value
-	for _, c := range juicefs.OptionCaches(rt) {
+	for _, c := range registry.OptionCaches(obj) {
 		for _, d := range c.HostDirs {
-			out = append(out, Value{Path: juicefs.OptionField(c.Component, "cache-dir"), Value: d, HostPath: true})
+			out = append(out, Value{Path: c.DirField, Value: d, HostPath: true})
 		}
 	}
 	return out

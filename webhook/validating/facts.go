@@ -34,7 +34,7 @@ type Facts struct {
 
 	// Runtimes, ThinRuntimeProfiles and Datasets: the refused and warned
 	// fields the object sets, from its engine's field table
-	// (engines/fieldtables).
+	// (engines/registry).
 	Fields []FieldFact `json:"fields,omitempty"`
 	// DatasetReference is, for a runtime, the dataset:// mount point of
 	// the Dataset of its name when that is a reference dataset.

@@ -11,8 +11,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/fieldtables"
-	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/trust/guards"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
@@ -55,12 +54,10 @@ func (g *Gatherer) Facts(ctx context.Context, kind string, obj, old client.Objec
 		}
 	case isRuntimeKind(kind):
 		f, err := g.runtimeFacts(ctx, kind, obj, old, withUsage)
-		f.Fields = fieldsOf(obj, old, func(o any) []engines.Finding { return fieldFacts(kind, o) })
-		if rt, ok := obj.(*datav1alpha1.ThinRuntime); ok && rt.Spec.ProfileName == "" {
-			// A ThinRuntime without a profile serves a reference dataset,
-			// and none of its fields acts.
-			f.Fields = fieldsOf(obj, old, thin.ReferenceFields.Check)
-		}
+		// A ThinRuntime without a profile serves a reference dataset, and
+		// none of its fields acts (registry.FieldsOf).
+		fields, _ := registry.FieldsOf(kind, obj)
+		f.Fields = fieldsOf(obj, old, fields.Check)
 		if err != nil {
 			return f, err
 		}
@@ -150,7 +147,7 @@ func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *d
 // fieldFacts are the refused and warned fields obj sets, by its kind's
 // field table.
 func fieldFacts(kind string, obj any) []engines.Finding {
-	table, ok := fieldtables.ForKind(kind)
+	table, ok := registry.ForKind(kind)
 	if !ok {
 		return nil
 	}
@@ -159,8 +156,8 @@ func fieldFacts(kind string, obj any) []engines.Finding {
 
 // datasetRuntime is the runtime of the Dataset's name, with its kind's
 // field table; nil when none exists.
-func (g *Gatherer) datasetRuntime(ctx context.Context, ds *datav1alpha1.Dataset) (fieldtables.Table, datav1alpha1.RuntimeObject, error) {
-	for _, t := range fieldtables.All {
+func (g *Gatherer) datasetRuntime(ctx context.Context, ds *datav1alpha1.Dataset) (registry.Table, datav1alpha1.RuntimeObject, error) {
+	for _, t := range registry.All {
 		rt, ok := datav1alpha1.NewRuntime(t.Kind)
 		if !ok || t.Dataset == nil {
 			continue
@@ -173,7 +170,7 @@ func (g *Gatherer) datasetRuntime(ctx context.Context, ds *datav1alpha1.Dataset)
 			return t, rt, nil
 		}
 	}
-	return fieldtables.Table{}, nil, nil
+	return registry.Table{}, nil, nil
 }
 
 // mountEdits are the changes of a Dataset's mounts that the engine of its

@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // Caches that engine options define (audit N5). A JuiceFSRuntime's
@@ -35,7 +35,7 @@ const optionCacheMedium = string(datav1alpha1.HDD)
 
 // optionCaches are the caches a runtime's options define beyond its
 // tieredstore. A component's cache per pod is the tier's quota unless its
-// options say otherwise (juicefs.OptionCache); what it asks above the
+// options say otherwise (registry.OptionCaches); what it asks above the
 // tier's quota (levels[0], the one level JuiceFS uses) counts, on every
 // replica, as the tier's own quota x replicas does. A smaller one counts
 // nothing: the tier's quota is counted already.
@@ -49,7 +49,7 @@ func optionCaches(obj client.Object) []OptionCacheFacts {
 		medium, tierBytes = levels[0].Medium, levelBytes(levels[0])
 	}
 	var out []OptionCacheFacts
-	for _, c := range juicefs.OptionCaches(rt) {
+	for _, c := range registry.OptionCaches(rt) {
 		if !c.Defined || c.Bytes <= tierBytes {
 			continue
 		}

@@ -1,11 +1,11 @@
-package fieldtables_test
+package registry_test
 
 import (
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // TestDocsTablesAreCurrent: docs/engines.md shows the field tables as the
@@ -15,7 +15,7 @@ func TestDocsTablesAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := fieldtables.Splice(string(raw))
+	want, err := registry.Splice(string(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +26,8 @@ func TestDocsTablesAreCurrent(t *testing.T) {
 
 // TestEveryRowIsShown: each kind's section lists each of its fields.
 func TestEveryRowIsShown(t *testing.T) {
-	md := fieldtables.Markdown()
-	for _, tb := range fieldtables.All {
+	md := registry.Markdown()
+	for _, tb := range registry.All {
 		section := md[strings.Index(md, "#### "+tb.Kind+"\n"):]
 		if next := strings.Index(section[1:], "#### "); next >= 0 {
 			section = section[:next+1]

@@ -1,4 +1,4 @@
-package fieldtables
+package registry
 
 import (
 	"fmt"

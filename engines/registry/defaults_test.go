@@ -1,4 +1,4 @@
-package fieldtables_test
+package registry_test
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/fieldtables"
+	"github.com/sluice-data/sluice/engines/registry"
 )
 
 // TestCRDDefaultsAreNotFindings: what the API server defaults in a
@@ -22,7 +22,7 @@ import (
 // present, so that nested defaults apply) is neither refused nor warned,
 // or every stored object would be.
 func TestCRDDefaultsAreNotFindings(t *testing.T) {
-	for _, tb := range fieldtables.All {
+	for _, tb := range registry.All {
 		t.Run(tb.Kind, func(t *testing.T) {
 			raw, err := os.ReadFile("../../config/crd/bases/data.fluid.io_" + strings.ToLower(tb.Kind) + "s.yaml")
 			if err != nil {
