@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -13,9 +14,11 @@ import (
 
 // Engine is everything the controller knows about one cache engine: the
 // runtime kind it serves, the Helm release it installs for a runtime, the
-// workloads that release runs, the FUSE volume it mounts and where its
-// cache figures are read. Every method but Values is a pure function of the
-// runtime (and, for a resolved engine, of what Resolve read).
+// workloads that release runs, the FUSE volume it mounts, where its cache
+// figures are read, the data operations it runs and how its Datasets'
+// usage is learnt. Every method but Values is a pure function of the
+// runtime (and, for a resolved engine, of what Resolve read). What only
+// some engines do is an optional interface below.
 type Engine interface {
 	// Type is the runtime type recorded in a Dataset's status.runtimes.
 	Type() string
@@ -35,7 +38,16 @@ type Engine interface {
 	// CacheMetrics says where rt's cache figures are read; false when the
 	// engine reports none.
 	CacheMetrics(rt client.Object) (MetricsSource, bool)
+	// Operations renders the data operations the engine runs (an
+	// engine that runs none answers every kind ReasonUnsupported).
+	Operations
+	// Metadata says how rt's Dataset's usage is learnt (an engine that
+	// learns none answers MetadataSource{}, sync off).
+	Metadata
 }
+
+// The optional interfaces: what only some engines do. The reconcilers ask
+// an engine for one with a type assertion; docs/engines.md lists them.
 
 // Resolver is implemented by engines whose release depends on other objects
 // (the ThinRuntimeProfile a ThinRuntime names). The reconciler calls Resolve
@@ -44,6 +56,49 @@ type Engine interface {
 // decision of one reconcile sees the same version of them.
 type Resolver interface {
 	Resolve(ctx context.Context, r client.Reader, rt client.Object) (Engine, error)
+}
+
+// MountChecker is implemented by engines that cannot apply some changes of
+// a bound Dataset's mounts to its running cache. CheckMountEdit compares
+// applied (the effective mounts the runtime serves: its status.mounts, or
+// EffectiveMounts of the Dataset as it was) with ds's, and returns each
+// change it refuses, naming the field of ds (or of its earlier version,
+// for a field removed) and why. The webhook denies them (rule
+// mount-edit); the engine's reconcile refuses them (InvalidSpec), so that
+// a change admitted while the webhook was down fails the runtime instead
+// of being applied in part.
+type MountChecker interface {
+	CheckMountEdit(applied []datav1alpha1.Mount, ds *datav1alpha1.Dataset) []Finding
+}
+
+// CacheFreer is implemented by engines that free a runtime's cache
+// through the engine itself while it still runs (Alluxio: alluxio fs
+// free), before its release is uninstalled. Every engine's deleted runtime
+// also gets its host cache directories removed on the nodes that held
+// them (engines/cachecleanup); freeing is a step ahead of that.
+type CacheFreer interface {
+	// FreeCache is the pod of the Job that frees rt's cache: argv lists,
+	// no shell; the cleanup adds its restart policy and deadline.
+	FreeCache(rt client.Object) (corev1.PodSpec, error)
+}
+
+// Watcher is implemented by engines whose runtimes wait on other objects,
+// or that leave some runtimes of their kind to another reconciler (Thin:
+// a ThinRuntime waits for the ThinRuntimeProfile it names; one without a
+// profile serves a reference dataset, reconciled by controller/reference).
+type Watcher interface {
+	// Watches are the other objects whose changes wake the runtimes,
+	// read through r.
+	Watches(r client.Reader) []Watch
+	// Serves says whether the engine's reconciler serves rt; a runtime it
+	// does not serve is left alone.
+	Serves(rt datav1alpha1.RuntimeObject) bool
+}
+
+// Watch wakes the runtimes Map names when an Object of its kind changes.
+type Watch struct {
+	Object client.Object
+	Map    func(ctx context.Context, obj client.Object) []client.ObjectKey
 }
 
 // Components are the workloads an engine's chart runs for a runtime:

@@ -15,9 +15,10 @@ type UFSUsage struct {
 	Files int64
 }
 
-// Metadata is implemented by engines whose Datasets' UFSUsage the
-// controller can learn (Fluid's metadata sync). An engine that does not
-// implement it leaves ufsTotal and fileNum alone.
+// Metadata is the part of Engine that says whether and how the controller
+// learns a Dataset's UFSUsage (Fluid's metadata sync). An engine that
+// learns none answers MetadataSource{}: the controller leaves ufsTotal and
+// fileNum alone.
 type Metadata interface {
 	// UFSMetadata says whether and how rt's Dataset's usage is learnt.
 	UFSMetadata(rt client.Object) MetadataSource

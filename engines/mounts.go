@@ -106,19 +106,6 @@ func MountJobName(name, digest string) string {
 	return name[:min(len(name), 63-len(suffix)-len(d))] + suffix + d
 }
 
-// MountChecker is implemented by engines that cannot apply some changes of
-// a bound Dataset's mounts to its running cache. CheckMountEdit compares
-// applied (the effective mounts the runtime serves: its status.mounts, or
-// EffectiveMounts of the Dataset as it was) with ds's, and returns each
-// change it refuses, naming the field of ds (or of its earlier version,
-// for a field removed) and why. The webhook denies them (rule
-// mount-edit); the engine's reconcile refuses them (InvalidSpec), so that
-// a change admitted while the webhook was down fails the runtime instead
-// of being applied in part.
-type MountChecker interface {
-	CheckMountEdit(applied []datav1alpha1.Mount, ds *datav1alpha1.Dataset) []Finding
-}
-
 // OptionPath is the field that sets option key for mount i of ds: the
 // mount's options, else the Dataset's sharedOptions, else (the option
 // is gone) the mount's options.

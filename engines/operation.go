@@ -9,8 +9,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
-// Operations is implemented by engines that run data operations (DataLoad,
-// DataMigrate, DataBackup) against their runtimes. DataProcess does not
+// Operations is the part of Engine that runs data operations (DataLoad,
+// DataMigrate, DataBackup) against the engine's runtimes. DataProcess does not
 // depend on the engine: package engines/process renders it for every one,
 // and an engine asked for a DataProcess answers ReasonUnsupported.
 type Operations interface {

@@ -7,7 +7,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// UFSMetadata implements engines.Metadata: Alluxio's masters export the
+// UFSMetadata implements engines.Engine: Alluxio's masters export the
 // number of paths in the namespace (Master.TotalPaths, directories
 // included) but not the bytes of its files, so a metadata Job counts both
 // through the Dataset's mount, as Fluid's `alluxio fs count /` does on the

@@ -8,9 +8,7 @@ import (
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
-var _ engines.Operations = Engine{}
-
-// Operation implements engines.Operations. DataLoad runs `alluxio fs
+// Operation implements engines.Engine. DataLoad runs `alluxio fs
 // distributedLoad` of each target (after `alluxio fs loadMetadata` when
 // asked); DataBackup runs `alluxio fsadmin backup` on the master's node and
 // copies the backup to its local:// or pvc:// location. DataMigrate is

@@ -75,6 +75,10 @@ func (e Engine) CacheMetrics(client.Object) (engines.MetricsSource, bool) {
 	return *e.Metrics, true
 }
 
+// UFSMetadata implements engines.Engine: the fake engine learns no
+// Dataset's usage (sync off).
+func (Engine) UFSMetadata(client.Object) engines.MetadataSource { return engines.MetadataSource{} }
+
 // FusePath is where the fake FUSE would mount the Dataset on a node.
 func FusePath(namespace, name string) string {
 	return fmt.Sprintf("/runtime-mnt/fake/%s/%s/fake-fuse", namespace, name)

@@ -12,9 +12,7 @@ import (
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
-var _ engines.Operations = Engine{}
-
-// Operation implements engines.Operations: a pause-image Job, or for a
+// Operation implements engines.Engine: a pause-image Job, or for a
 // Cron operation a CronJob whose runs start suspended (unless UngatedCron),
 // with the affinity the controller derived from runAfter. A DataMigrate
 // with spec.parallelism n above 1 runs through charts/dataop instead, a

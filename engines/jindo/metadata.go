@@ -6,7 +6,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// UFSMetadata implements engines.Metadata: no documented JindoFSx or
+// UFSMetadata implements engines.Engine: no documented JindoFSx or
 // JindoCache metric carries the Dataset's size or file count, so a
 // metadata Job counts them through the Dataset's mount. A JindoRuntime has
 // no metadataSyncPolicy, so it is always on (Fluid's JindoCache engine

@@ -6,9 +6,7 @@ import (
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
-var _ engines.Operations = Engine{}
-
-// Operation implements engines.Operations: DataLoad runs `jindocache
+// Operation implements engines.Engine: DataLoad runs `jindocache
 // -load` of each target. DataMigrate and DataBackup are unsupported, as in
 // Fluid's JindoCache engine.
 func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {

@@ -6,9 +6,7 @@ import (
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
-var _ engines.Operations = Engine{}
-
-// Operation implements engines.Operations. DataLoad warms the cache with
+// Operation implements engines.Engine. DataLoad warms the cache with
 // `juicefs warmup` through the Dataset's FUSE mount; DataMigrate copies
 // between the volume and external storage with `juicefs sync`. DataBackup
 // is unsupported, as in Fluid: JuiceFS keeps its metadata in the user's

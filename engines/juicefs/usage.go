@@ -55,7 +55,7 @@ func ParseUsage(r io.Reader) (u engines.UFSUsage, ok bool, err error) {
 	return u, true, nil
 }
 
-// UFSMetadata implements engines.Metadata: the volume's usage is read from
+// UFSMetadata implements engines.Engine: the volume's usage is read from
 // the workers' metrics pages (they run from the start, where FUSE clients
 // run only on the nodes of Pods using the Dataset), as Fluid reads it in a
 // worker. Metadata sync is on unless the runtime's metadataSyncPolicy sets

@@ -7,7 +7,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// UFSMetadata implements engines.Metadata: the FUSE program is the user's,
+// UFSMetadata implements engines.Engine: the FUSE program is the user's,
 // with no known metrics, so a metadata Job counts the Dataset's size and
 // files through its mount (Fluid runs `df` and `ls -lR` in a FUSE pod). As
 // in Fluid it is off unless the runtime's metadataSyncPolicy sets autoSync
@@ -20,7 +20,7 @@ func (Engine) UFSMetadata(rt client.Object) engines.MetadataSource {
 	return engines.MetadataSource{Sync: t.Spec.Management.MetadataSyncPolicy.AutoSyncOr(false)}
 }
 
-// UFSMetadata implements engines.Metadata, as Engine's.
+// UFSMetadata implements engines.Engine, as Engine's.
 func (ProfileEngine) UFSMetadata(rt client.Object) engines.MetadataSource {
 	return Engine{}.UFSMetadata(rt)
 }

@@ -6,18 +6,13 @@ import (
 	"github.com/sluice-data/sluice/engines/dataop"
 )
 
-var (
-	_ engines.Operations = Engine{}
-	_ engines.Operations = ProfileEngine{}
-)
-
-// Operation implements engines.Operations as ProfileEngine's, for a
+// Operation implements engines.Engine as ProfileEngine's, for a
 // runtime without a profile.
 func (e Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
 	return ProfileEngine{SluiceImage: e.SluiceImage}.Operation(req)
 }
 
-// Operation implements engines.Operations. A DataLoad reads the target
+// Operation implements engines.Engine. A DataLoad reads the target
 // files through the Dataset's mount (sluice warmup, loadPod), which fills
 // the FUSE program's cache. Fluid's ThinRuntime runs no DataLoad, and its
 // ThinRuntimeProfile names no load command (docs/compatibility.md). The

@@ -52,7 +52,7 @@ func operation(t *testing.T, op datav1alpha1.OperationObject, affinity *corev1.A
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.(engines.Operations).Operation(engines.OperationRequest{Op: op, Dataset: ds, Runtime: rt, Affinity: affinity, Release: "warm-load"})
+	return e.Operation(engines.OperationRequest{Op: op, Dataset: ds, Runtime: rt, Affinity: affinity, Release: "warm-load"})
 }
 
 // TestOperationGolden renders a DataLoad with its defaults and with every
@@ -120,7 +120,7 @@ func TestLoadReadsThroughTheDatasetsClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, err := e.(engines.Operations).Operation(engines.OperationRequest{Op: enginetest.DataLoad(), Dataset: ds, Runtime: rt, Release: "warm-load"})
+	rel, err := e.Operation(engines.OperationRequest{Op: enginetest.DataLoad(), Dataset: ds, Runtime: rt, Release: "warm-load"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func loadContainer(tb testing.TB, s sample, dl *datav1alpha1.DataLoad) (corev1.C
 		tb.Fatal(err)
 	}
 	release := "photos-load"
-	rel, err := e.(engines.Operations).Operation(engines.OperationRequest{Op: dl, Dataset: s.Dataset, Runtime: s.Runtime, Release: release})
+	rel, err := e.Operation(engines.OperationRequest{Op: dl, Dataset: s.Dataset, Runtime: s.Runtime, Release: release})
 	if err != nil {
 		tb.Fatal(err)
 	}
