@@ -16,6 +16,8 @@ import (
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/devcluster"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
 	"github.com/sluice-data/sluice/engines/ufsmeta"
@@ -49,9 +51,15 @@ func newRootCommand() *cobra.Command {
 	}
 	flags := &clusterFlags{}
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
-		flags.bind(controller.NewCommand(flags.connect)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
+		flags.bind(controller.NewCommand(flags.connect, sluiceEngines)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
 		rclonemount.NewCommand(), warmup.NewCommand(), ufsmeta.NewCommand())
 	return root
+}
+
+// sluiceEngines are the engines `sluice controller` runs: Sluice's, built
+// once here (engines/registry).
+func sluiceEngines(sluiceImage string) []engines.Engine {
+	return registry.Default(registry.Options{SluiceImage: sluiceImage})
 }
 
 func newVersionCommand() *cobra.Command {

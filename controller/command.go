@@ -4,12 +4,15 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
+	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/internal/metricsauth"
 )
 
 // NewCommand returns `sluice controller`; connect returns the cluster's
-// client configuration (the root command's --kubeconfig).
-func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
+// client configuration (the root command's --kubeconfig), newEngines the
+// engines it runs, given its --sluice-image (registry.Default's, from
+// main.go).
+func NewCommand(connect func() (*rest.Config, error), newEngines func(sluiceImage string) []engines.Engine) *cobra.Command {
 	o := NewOptions()
 	cmd := &cobra.Command{
 		Use:   "controller",
@@ -27,6 +30,7 @@ never-stored operations).`,
 			if err != nil {
 				return err
 			}
+			o.Engines = newEngines(o.SluiceImage)
 			mgr, err := New(cfg, o)
 			if err != nil {
 				return err

@@ -12,11 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
-	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
@@ -39,15 +36,11 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			FuseRecords:     o.FuseRecords,
 			Guard:           guard,
 		}
-		if _, ok := eng.(thin.Engine); ok {
-			// A ThinRuntime waiting for its profile starts when the profile
-			// appears or changes; one without a profile serves a reference
-			// dataset (controller/reference).
-			r.Watches = []cacheruntime.Watch{{Object: &datav1alpha1.ThinRuntimeProfile{}, Map: thinRuntimesOf(c)}}
-			r.Serves = func(rt datav1alpha1.RuntimeObject) bool {
-				t, ok := rt.(*datav1alpha1.ThinRuntime)
-				return !ok || !reference.Serves(t)
+		if w, ok := eng.(engines.Watcher); ok {
+			for _, watch := range w.Watches(c) {
+				r.Watches = append(r.Watches, cacheruntime.Watch{Object: watch.Object, Map: requestsOf(watch.Map)})
 			}
+			r.Serves = w.Serves
 		}
 		if err := r.SetupWithManager(mgr, name); err != nil {
 			return fmt.Errorf("setting up the %s reconciler: %w", name, err)
@@ -56,18 +49,12 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 	return nil
 }
 
-// thinRuntimesOf maps a ThinRuntimeProfile to the ThinRuntimes naming it.
-func thinRuntimesOf(c client.Reader) handler.MapFunc {
+// requestsOf turns an engine's watch map into one of reconcile requests.
+func requestsOf(m func(context.Context, client.Object) []client.ObjectKey) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		list := &datav1alpha1.ThinRuntimeList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil
-		}
 		var out []reconcile.Request
-		for _, rt := range list.Items {
-			if rt.Spec.ProfileName == o.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&rt)})
-			}
+		for _, key := range m(ctx, o) {
+			out = append(out, reconcile.Request{NamespacedName: key})
 		}
 		return out
 	}

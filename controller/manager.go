@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,10 +21,6 @@ import (
 	"github.com/sluice-data/sluice/controller/internal/conflicttable"
 	"github.com/sluice-data/sluice/controller/metrics"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/alluxio"
-	"github.com/sluice-data/sluice/engines/jindo"
-	"github.com/sluice-data/sluice/engines/juicefs"
-	"github.com/sluice-data/sluice/engines/thin"
 	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/trust/guardcheck"
@@ -82,8 +79,8 @@ type Options struct {
 	// turns it off.
 	GCPeriod time.Duration
 	// Engines are the engines the controller runs, one runtime reconciler
-	// each, and the ones data operations run on; nil is Sluice's (JuiceFS,
-	// Alluxio, Jindo, Thin). Tests run the fake engine.
+	// each, and the ones data operations run on: main.go passes
+	// registry.Default's; tests run the fake engine. Required.
 	Engines []engines.Engine
 }
 
@@ -100,6 +97,9 @@ const LeaderElectionID = "sluice-controller.data.fluid.io"
 // New builds the controller manager with every reconciler. Start it with
 // mgr.Start.
 func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
+	if len(o.Engines) == 0 {
+		return nil, errors.New("the controller needs engines (Options.Engines)")
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = o.QPS, o.Burst
 	cfg.WarningHandlerWithContext = apiWarnings()
@@ -137,9 +137,6 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	helmClients := &helmClients{discovery: helm.NewDiscovery(cfg), retryBase: o.ReleaseRetry, writer: helm.NewWriter()}
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
-	if registry == nil {
-		registry = []engines.Engine{juicefs.Engine{}, alluxio.Engine{}, jindo.Engine{}, thin.Engine{SluiceImage: o.SluiceImage}}
-	}
 	failures := &metrics.Failures{}
 	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	guard := &guardcheck.Checker{Data: conflicts.Data, Reader: live, MaxAge: 5 * time.Second}

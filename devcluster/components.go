@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
@@ -73,6 +74,7 @@ func startController(ctx context.Context, cfg *rest.Config, failed chan<- error)
 	o.PolicyNamespaces = []string{namespace}
 	// The chart's image at the dev tag: kwok pulls and runs no image.
 	o.SluiceImage = "ghcr.io/sluice-data/sluice:dev"
+	o.Engines = registry.Default(registry.Options{SluiceImage: o.SluiceImage})
 	if err := controller.StartLocal(ctx, serviceAccount(cfg, "controller"), o, func(err error) {
 		failed <- fmt.Errorf("the controller stopped: %w", err)
 	}); err != nil {

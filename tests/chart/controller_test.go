@@ -8,6 +8,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
@@ -21,7 +23,9 @@ func runInstalledController(ctx context.Context, t *testing.T, c *simcluster.Clu
 	t.Helper()
 	metrics := testenv.FreeAddr(t)
 	stop := runInstalled(ctx, t, c, ns, "sluice-controller", func(cfg *rest.Config) *cobra.Command {
-		return controller.NewCommand(func() (*rest.Config, error) { return cfg, nil })
+		return controller.NewCommand(func() (*rest.Config, error) { return cfg, nil }, func(sluiceImage string) []engines.Engine {
+			return registry.Default(registry.Options{SluiceImage: sluiceImage})
+		})
 	}, "--metrics-bind-address="+metrics)
 	checkSecureMetrics(ctx, t, c, ns, "controller", "https://"+metrics+"/metrics", `controller_runtime_active_workers{controller="dataset-claims"}`)
 	stop()

@@ -18,7 +18,7 @@ func TestControllerArgsAreItsFlags(t *testing.T) {
 	if len(args) == 0 || args[0] != "controller" {
 		t.Fatalf("controller args %q", args)
 	}
-	cmd := controller.NewCommand(nil)
+	cmd := controller.NewCommand(nil, nil)
 	// The root command adds the logging flags to every subcommand.
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	(&zap.Options{}).BindFlags(zapFlags)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
@@ -47,6 +48,7 @@ func TestMain(m *testing.M) {
 		o := controller.NewOptions()
 		o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.ClaimGracePeriod, o.CacheRefresh = metricsAddr, "0", false, grace, time.Second
 		o.SluiceImage, o.GCPeriod = metadataImage, gcPeriod
+		o.Engines = registry.Default(registry.Options{SluiceImage: o.SluiceImage})
 		if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fuseRecords}}); err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
@@ -59,6 +60,7 @@ func run(m *testing.M) int {
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
 	o.FuseRecords = webhook.DefaultNamespace // the webhook's, as the chart sets both
 	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+	o.Engines = registry.Default(registry.Options{})
 	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

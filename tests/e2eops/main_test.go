@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/simcluster"
 	"github.com/sluice-data/sluice/tests/testenv"
@@ -90,5 +91,6 @@ func startController(ctx context.Context, c *simcluster.Cluster) error {
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
 	o.SluiceImage = sluiceImage
+	o.Engines = registry.Default(registry.Options{SluiceImage: o.SluiceImage})
 	return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 }

@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/tests/inprocess"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
@@ -45,6 +46,7 @@ func startController(ctx context.Context, e *testenv.Env) error {
 	o := controller.NewOptions()
 	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, time.Second
 	o.ReleaseRetry = time.Second
+	o.Engines = registry.Default(registry.Options{})
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(faults.wrap)
 	return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
