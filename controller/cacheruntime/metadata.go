@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/ufsmeta"
 )
 
@@ -39,10 +38,7 @@ const (
 // learnt never stops the reconcile: the figures stay as they were, and a
 // failed Job says why in a Warning event.
 func (r *Reconciler) syncMetadata(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
-	var src engines.MetadataSource
-	if m, ok := s.eng.(engines.Metadata); ok {
-		src = m.UFSMetadata(s.rt)
-	}
+	src := s.eng.UFSMetadata(s.rt)
 	key := client.ObjectKeyFromObject(s.ds)
 	walk := src.Sync && src.Pages == nil && s.ds.DeletionTimestamp.IsZero()
 	if !walk {

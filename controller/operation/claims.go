@@ -10,6 +10,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // releaseClaim removes the operation from its Dataset's holders and, for a
@@ -24,13 +25,13 @@ func (r *Reconciler) releaseClaim(ctx context.Context, op datav1alpha1.Operation
 	}
 	key := types.NamespacedName{Namespace: ns, Name: name}
 	cached := &datav1alpha1.Dataset{}
-	found, err := getOptional(ctx, r.Client, key, cached)
+	found, err := optional.Get(ctx, r.Client, key, cached)
 	if err != nil || !found || !r.holds(cached, op.GetName()) {
 		return err
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ds := &datav1alpha1.Dataset{}
-		if found, err := getOptional(ctx, r.Live, key, ds); err != nil || !found {
+		if found, err := optional.Get(ctx, r.Live, key, ds); err != nil || !found {
 			return err
 		}
 		released := claim.Release(ds, string(r.Kind), op.GetName())
@@ -65,7 +66,7 @@ func (r *Reconciler) holds(ds *datav1alpha1.Dataset, name string) bool {
 func (r *Reconciler) setMigrating(ctx context.Context, key types.NamespacedName) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		ds := &datav1alpha1.Dataset{}
-		if found, err := getOptional(ctx, r.Live, key, ds); err != nil || !found {
+		if found, err := optional.Get(ctx, r.Live, key, ds); err != nil || !found {
 			return err
 		}
 		if ds.Status.Phase != datav1alpha1.BoundDatasetPhase {

@@ -16,6 +16,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // uninstallPatience is how long a deletion retries a failing Helm
@@ -59,7 +60,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, op datav1alpha1.Operat
 // is gone).
 func (r *Reconciler) namespaceTerminating(ctx context.Context, name string) (bool, error) {
 	ns := &corev1.Namespace{}
-	found, err := getOptional(ctx, r.Live, types.NamespacedName{Name: name}, ns)
+	found, err := optional.Get(ctx, r.Live, types.NamespacedName{Name: name}, ns)
 	if err != nil {
 		return false, fmt.Errorf("reading namespace %s: %w", name, err)
 	}
@@ -71,7 +72,7 @@ func (r *Reconciler) namespaceTerminating(ctx context.Context, name string) (boo
 func (r *Reconciler) deleteWorkload(ctx context.Context, op datav1alpha1.OperationObject, release string) error {
 	key := types.NamespacedName{Namespace: op.GetNamespace(), Name: release}
 	for _, obj := range []client.Object{&batchv1.Job{}, &batchv1.CronJob{}} {
-		found, err := getOptional(ctx, r.Live, key, obj)
+		found, err := optional.Get(ctx, r.Live, key, obj)
 		if err != nil {
 			return err
 		}

@@ -32,8 +32,8 @@ type Reconciler struct {
 	// status, which compare resource versions.
 	Live client.Client
 	// Engines are the engines Sluice runs, by type (the runtime type in a
-	// Dataset's status.runtimes). An engine implementing engines.Operations
-	// renders the operations of its Datasets; the others run none.
+	// Dataset's status.runtimes). The Dataset's engine renders its
+	// operations (Engine.Operation), refusing the kinds it does not run.
 	Engines []engines.Engine
 	// Render, when set, renders every operation of Kind whatever the
 	// Dataset's engine (DataProcess: engines/process); it is given no

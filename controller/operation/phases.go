@@ -17,6 +17,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // The phases of a reconcile, in order. Each records what it observed in
@@ -63,7 +64,7 @@ func (r *Reconciler) findWorkload(ctx context.Context, s *scope) (ctrl.Result, b
 	if s.cron() {
 		obj, kind = &batchv1.CronJob{}, "CronJob"
 	}
-	if found, err := getOptional(ctx, r.Client, key, obj); err != nil || !found {
+	if found, err := optional.Get(ctx, r.Client, key, obj); err != nil || !found {
 		return ctrl.Result{}, err == nil, err
 	}
 	if obj.GetAnnotations()[helm.ReleaseNameAnnotation] != s.release {
@@ -93,11 +94,11 @@ func (r *Reconciler) findDataset(ctx context.Context, s *scope) (ctrl.Result, bo
 	ns, name, _ := s.op.GetTargetDataset()
 	key := types.NamespacedName{Namespace: ns, Name: name}
 	ds := &datav1alpha1.Dataset{}
-	found, err := getOptional(ctx, r.Client, key, ds)
+	found, err := optional.Get(ctx, r.Client, key, ds)
 	if err == nil && !found {
 		// Created together with its operation, the Dataset may not be in
 		// the cache yet.
-		found, err = getOptional(ctx, r.Live, key, ds)
+		found, err = optional.Get(ctx, r.Live, key, ds)
 	}
 	switch {
 	case err != nil:
@@ -133,7 +134,7 @@ func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, 
 		return ctrl.Result{}, false, nil
 	}
 	rt := eng.NewObject()
-	found, err := getOptional(ctx, r.Client, key, rt)
+	found, err := optional.Get(ctx, r.Client, key, rt)
 	switch {
 	case err != nil:
 		return ctrl.Result{}, false, err
@@ -193,12 +194,7 @@ func (r *Reconciler) render(ctx context.Context, s *scope) (ctrl.Result, bool, e
 	}
 	render := r.Render
 	if render == nil {
-		ops, ok := s.eng.(engines.Operations)
-		if !ok {
-			s.obs.failure = isTrue(ReasonUnsupported, engines.Unsupported(s.eng.Type(), string(r.Kind)).Error())
-			return ctrl.Result{}, false, nil
-		}
-		render = ops.Operation
+		render = s.eng.Operation
 	}
 	s.request.Op, s.request.Dataset, s.request.Runtime, s.request.Release = s.op, s.ds, s.rt, s.release
 	rel, err := render(s.request)
@@ -297,21 +293,12 @@ func (r *Reconciler) workloadMissing(ctx context.Context, s *scope) (bool, error
 	if s.cron() {
 		obj, kind = &batchv1.CronJob{}, "CronJob"
 	}
-	found, err := getOptional(ctx, r.Live, types.NamespacedName{Namespace: s.op.GetNamespace(), Name: s.release}, obj)
+	found, err := optional.Get(ctx, r.Live, types.NamespacedName{Namespace: s.op.GetNamespace(), Name: s.release}, obj)
 	if err != nil || found {
 		return false, err
 	}
 	s.obs.failure = isTrue(ReasonWorkloadMissing, fmt.Sprintf("the %s %s of release %s was deleted", kind, s.release, s.release))
 	return true, nil
-}
-
-// getOptional reads obj, reporting whether it exists.
-func getOptional(ctx context.Context, c client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
-	err := c.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // claim claims the operation's Dataset (DatasetClaimed). Held by a
@@ -367,7 +354,7 @@ func (r *Reconciler) confirmNotOver(ctx context.Context, s *scope) (ctrl.Result,
 // readLive reads the operation from the API server; nil when it is gone.
 func (r *Reconciler) readLive(ctx context.Context, op datav1alpha1.OperationObject) (datav1alpha1.OperationObject, error) {
 	live, _ := datav1alpha1.NewOperation(string(r.Kind))
-	found, err := getOptional(ctx, r.Live, client.ObjectKeyFromObject(op), live)
+	found, err := optional.Get(ctx, r.Live, client.ObjectKeyFromObject(op), live)
 	if err != nil || !found {
 		return nil, err
 	}

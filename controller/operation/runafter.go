@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // waitRunAfter holds the operation until the one its spec.runAfter names
@@ -57,7 +58,7 @@ func (r *Reconciler) precedingStatus(ctx context.Context, s *scope, field string
 		return nil, ctrl.Result{}, false, nil
 	}
 	key := types.NamespacedName{Namespace: s.op.GetNamespace(), Name: dep.Name}
-	found, err := getOptional(ctx, r.Client, key, prev)
+	found, err := optional.Get(ctx, r.Client, key, prev)
 	switch {
 	case err != nil:
 		return nil, ctrl.Result{}, false, err

@@ -14,6 +14,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // workersAnnotation is how many workers a run of a parallel operation
@@ -39,7 +40,7 @@ func (r *Reconciler) stopWorkers(ctx context.Context, op datav1alpha1.OperationO
 func (r *Reconciler) setWorkers(ctx context.Context, op datav1alpha1.OperationObject, release string, up bool) error {
 	sts := &appsv1.StatefulSet{}
 	key := types.NamespacedName{Namespace: op.GetNamespace(), Name: dataop.WorkersName(release)}
-	if found, err := getOptional(ctx, r.Client, key, sts); err != nil || !found {
+	if found, err := optional.Get(ctx, r.Client, key, sts); err != nil || !found {
 		return err
 	}
 	raw, ok := sts.Annotations[workersAnnotation]

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // observeJob follows a Once operation's Job: running, it is Executing;
@@ -67,7 +68,7 @@ func (r *Reconciler) observePlacement(ctx context.Context, s *scope, job *batchv
 		return err
 	}
 	node := &corev1.Node{}
-	found, err := getOptional(ctx, r.Client, types.NamespacedName{Name: pod.Spec.NodeName}, node)
+	found, err := optional.Get(ctx, r.Client, types.NamespacedName{Name: pod.Spec.NodeName}, node)
 	if err != nil {
 		return fmt.Errorf("reading node %s where Job %s ran: %w", pod.Spec.NodeName, job.Name, err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/volume"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // copyConfigMaps keeps, in the reference dataset's namespace when it is
@@ -36,7 +37,7 @@ func (r *Reconciler) copyConfigMaps(ctx context.Context, s *scope) (ctrl.Result,
 	if s.ds.Namespace != s.target.Namespace && r.FuseRecords != "" {
 		record := &corev1.PodTemplate{}
 		key := types.NamespacedName{Namespace: r.FuseRecords, Name: datav1alpha1.FuseRecordName(s.targetRuntime.GetUID())}
-		if found, err := getOptional(ctx, r.reader(), key, record); err != nil {
+		if found, err := optional.Get(ctx, r.reader(), key, record); err != nil {
 			return ctrl.Result{}, false, err
 		} else if found && len(record.Template.Spec.Containers) > 0 {
 			spec := &record.Template.Spec
@@ -97,17 +98,6 @@ func (r *Reconciler) ensureCopy(ctx context.Context, s *scope, source, name stri
 		return "", fmt.Errorf("updating the copy %s/%s of ConfigMap %s: %w", cm.Namespace, name, srcKey, err)
 	}
 	return "", nil
-}
-
-// getOptional reads one object; a missing one is not an error.
-func getOptional(ctx context.Context, c client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
-	if err := c.Get(ctx, key, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
-	}
-	return true, nil
 }
 
 func equalBinary(a, b map[string][]byte) bool {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/internal/optional"
 )
 
 // Gatherer reads the objects behind a Pod's dataset volumes.
@@ -72,7 +73,7 @@ func (g *Gatherer) cacheLag(ctx context.Context, key types.NamespacedName) error
 		return nil
 	}
 	pvc := &corev1.PersistentVolumeClaim{}
-	found, err := GetOptional(ctx, g.Live, key, pvc)
+	found, err := optional.Get(ctx, g.Live, key, pvc)
 	if err != nil || !found {
 		return err
 	}
@@ -201,19 +202,7 @@ func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client
 		k := keyFor(obj, key)
 		src.deps = append(src.deps, dependency{key: k, stamp: g.Changes.stampOf(k)})
 	}
-	return GetOptional(ctx, g.Reader, key, obj)
-}
-
-// GetOptional reads one object into obj and reports whether it exists; a
-// missing object is not an error, any other failure names the object.
-func GetOptional(ctx context.Context, r client.Reader, key types.NamespacedName, obj client.Object) (bool, error) {
-	if err := r.Get(ctx, key, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
-	}
-	return true, nil
+	return optional.Get(ctx, g.Reader, key, obj)
 }
 
 // read fetches the dataset, its PV, its runtime and the runtime's FUSE

@@ -12,8 +12,8 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/registry"
+	"github.com/sluice-data/sluice/internal/optional"
 	"github.com/sluice-data/sluice/trust/guards"
-	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // Gatherer computes Facts, reading related objects through Reader (the
@@ -130,7 +130,7 @@ func (g *Gatherer) runtimeFacts(ctx context.Context, kind string, obj, old clien
 }
 
 func (g *Gatherer) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
-	return snapshot.GetOptional(ctx, g.Reader, key, obj)
+	return optional.Get(ctx, g.Reader, key, obj)
 }
 
 func (g *Gatherer) operationExists(ctx context.Context, namespace string, ref *datav1alpha1.OperationRef) (bool, error) {
