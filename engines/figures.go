@@ -7,22 +7,31 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// ParseBytes reads a size as a status shows it, "1.5GiB" (FormatBytes,
-// Fluid's "2.71GiB", status.ufsTotal) or a Kubernetes quantity ("10Gi"),
-// into bytes; false when s is not a size.
-func ParseBytes(s string) (float64, bool) {
+// ParseSize reads a size as a status shows it, "1.5GiB" (FormatBytes,
+// Fluid's "2.71GiB", status.ufsTotal), or a Kubernetes quantity ("10Gi",
+// a tieredstore quotaList entry); false when s is not a size. It is the
+// one parser of sizes: Value() is its bytes rounded up to a whole byte,
+// ParseBytes its approximate bytes.
+func ParseSize(s string) (resource.Quantity, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return 0, false
+		return resource.Quantity{}, false
 	}
 	if n, ok := strings.CutSuffix(s, "B"); ok {
 		s = n
 	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return 0, false
+		return resource.Quantity{}, false
 	}
-	return q.AsApproximateFloat64(), true
+	return q, true
+}
+
+// ParseBytes reads a size (ParseSize) into bytes, as a float: a metric's
+// value; false when s is not a size.
+func ParseBytes(s string) (float64, bool) {
+	q, ok := ParseSize(s)
+	return q.AsApproximateFloat64(), ok
 }
 
 // ParsePercent reads a percentage as CacheStates writes it ("85.0%") into

@@ -29,6 +29,16 @@ func TestParseBytes(t *testing.T) {
 	}
 }
 
+// TestParseSizeValue: a size's whole bytes, as the runtime reconciler
+// reads quotaList entries and status.ufsTotal; not a size is 0.
+func TestParseSizeValue(t *testing.T) {
+	for s, want := range map[string]int64{"": 0, "10Gi": 10 << 30, "10.0GiB": 10 << 30, "1.5KiB": 1536, "512": 512, "lots": 0} {
+		if got, _ := ParseSize(s); got.Value() != want {
+			t.Errorf("ParseSize(%q).Value() = %d, want %d", s, got.Value(), want)
+		}
+	}
+}
+
 // TestParseBytesReadsFormatBytes: what FormatBytes writes reads back as at
 // most a tenth of its unit less (FormatBytes rounds down to one decimal).
 func TestParseBytesReadsFormatBytes(t *testing.T) {

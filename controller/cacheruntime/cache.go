@@ -11,7 +11,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -75,7 +74,8 @@ func (r *Reconciler) observeCache(ctx context.Context, eng engines.Engine, ds *d
 		// Each client caches on its own node: report the mean per node.
 		sum.CachedBytes /= float64(n)
 	}
-	return engines.CacheStates(sum, capacity, quantityBytes(ufsTotal)), nil
+	ufs, _ := engines.ParseSize(ufsTotal)
+	return engines.CacheStates(sum, capacity, ufs.Value()), nil
 }
 
 // scrape reads one pod's cache metrics page (readPage).
@@ -132,7 +132,8 @@ func levelQuota(l datav1alpha1.Level) int64 {
 	if l.QuotaList != "" {
 		var sum int64
 		for _, q := range strings.Split(l.QuotaList, ",") {
-			sum += quantityBytes(strings.TrimSpace(q))
+			size, _ := engines.ParseSize(q)
+			sum += size.Value()
 		}
 		return sum
 	}
@@ -140,16 +141,4 @@ func levelQuota(l datav1alpha1.Level) int64 {
 		return l.Quota.Value()
 	}
 	return 0
-}
-
-// quantityBytes parses a size such as "10Gi" or "10.0GiB", or returns 0.
-func quantityBytes(s string) int64 {
-	if len(s) > 1 && s[len(s)-1] == 'B' {
-		s = s[:len(s)-1]
-	}
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return 0
-	}
-	return q.Value()
 }

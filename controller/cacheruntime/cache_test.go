@@ -61,14 +61,6 @@ func TestTierCapacityOfEveryRuntimeKind(t *testing.T) {
 	}
 }
 
-func TestQuantityBytes(t *testing.T) {
-	for s, want := range map[string]int64{"": 0, "10Gi": 10 << 30, "10.0GiB": 10 << 30, "1.5KiB": 1536, "512": 512, "lots": 0} {
-		if got := quantityBytes(s); got != want {
-			t.Errorf("quantityBytes(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 func TestMetricsPort(t *testing.T) {
 	p := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{
 		{Name: "a", Ports: []corev1.ContainerPort{{Name: "rpc", ContainerPort: 8101}}},

@@ -79,19 +79,23 @@ func TestMetadataDue(t *testing.T) {
 // decimals), so that string must read back within a fraction of a percent
 // of the bytes counted; Calculating and "" give no percentage.
 func TestUFSTotalGivesThePercentage(t *testing.T) {
+	bytesOf := func(s string) int64 {
+		q, _ := engines.ParseSize(s)
+		return q.Value()
+	}
 	for _, n := range []int64{1, 1000, 1 << 20, 1<<30 + 1<<29 + 12345, 154262709011, 5 << 40} {
-		back := quantityBytes(engines.FormatUFSTotal(n))
+		back := bytesOf(engines.FormatUFSTotal(n))
 		if diff := float64(back-n) / float64(n); diff > 0.005 || diff < -0.005 {
-			t.Errorf("quantityBytes(FormatUFSTotal(%d)) = %d, off by %.3f%%", n, back, diff*100)
+			t.Errorf("ParseSize(FormatUFSTotal(%d)) = %d, off by %.3f%%", n, back, diff*100)
 		}
 	}
-	states := engines.CacheStates(engines.CacheCounters{CachedBytes: 3 << 29}, 0, quantityBytes(engines.FormatUFSTotal(6<<30)))
+	states := engines.CacheStates(engines.CacheCounters{CachedBytes: 3 << 29}, 0, bytesOf(engines.FormatUFSTotal(6<<30)))
 	if got := states[datav1alpha1.CachedPercentage]; got != "25.0%" {
 		t.Errorf("1.5GiB cached of 6.00GiB: cachedPercentage %q, want 25.0%%", got)
 	}
 	for _, total := range []string{"", Calculating} {
-		if got := quantityBytes(total); got != 0 {
-			t.Errorf("quantityBytes(%q) = %d, want 0 (no percentage)", total, got)
+		if got := bytesOf(total); got != 0 {
+			t.Errorf("ParseSize(%q) = %d, want 0 (no percentage)", total, got)
 		}
 	}
 }
