@@ -16,7 +16,7 @@ func TestCompactKeepsWhatPodKept(t *testing.T) {
 	in := &corev1.Pod{}
 	fill(reflect.ValueOf(in).Elem())
 	in.TypeMeta.Kind, in.TypeMeta.APIVersion = "Pod", "v1"
-	in.Labels[managedBy] = "sluice" // the whole of what Pod keeps
+	in.Labels[managedBy] = "sluice"    // the whole of what Pod keeps
 	in.Spec.Affinity.PodAffinity = nil // Pod keeps the node affinity only
 	in.Spec.Affinity.PodAntiAffinity = nil
 	in.Name, in.Spec.Containers[0].Image = "a-pod", "registry.example.com/app:1" // one-byte strings are Go's static ones

@@ -5,7 +5,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Pod returns the part of p the controller reads: its identity, labels,
+// Pod returns the part of p the controller reads. Of a tenant's Pod (not
+// Sluices) that is claimant's. Of Sluice's: its identity, labels,
 // owners, deletion and the annotations named by Annotations; of its spec
 // the node, restart policy, node affinity, image pull secrets, the
 // volumes' names with their PVC and hostPath sources only, and each
@@ -13,7 +14,8 @@ import (
 // phase, reason, address, the conditions' type and status and the
 // containers' states. Everything else (env, commands, probes, resources,
 // other volume sources, large annotations) is dropped, so a cached Pod
-// takes about a kilobyte whatever its author put in it.
+// takes a few kilobytes whatever its author put in it. What is kept is
+// compacted.
 func Pod(p *corev1.Pod) *corev1.Pod {
 	if !Sluices(p) {
 		return compact(claimant(p))

@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -46,32 +47,39 @@ func metricsPod(t *testing.T, ns, name string, labels map[string]string, port in
 
 // releaseOwner is the controller reference a pod named name gets from the
 // release's StatefulSet or DaemonSet it belongs to (named like the pod
-// without its last "-" part), as the workload controllers would set it:
-// the controller reads only the metrics of its release's pods.
-func releaseOwner(t *testing.T, ns, name string) metav1.OwnerReference {
+// without its last "-" part), and the labels of that workload's pod
+// template, as the workload controllers would set them: the controller
+// reads only the metrics of its release's pods.
+func releaseOwner(t *testing.T, ns, name string) (metav1.OwnerReference, map[string]string) {
 	t.Helper()
 	workload := name[:strings.LastIndex(name, "-")]
 	key := types.NamespacedName{Namespace: ns, Name: workload}
-	var ref *metav1.OwnerReference
+	var (
+		ref    *metav1.OwnerReference
+		labels map[string]string
+	)
 	eventually(t, 20*time.Second, "the release creates "+workload, func() bool {
 		sts, ds := &appsv1.StatefulSet{}, &appsv1.DaemonSet{}
 		switch {
 		case env.Client.Get(testenv.Context(t), key, sts) == nil:
-			ref = metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
+			ref, labels = metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet")), sts.Spec.Template.Labels
 		case env.Client.Get(testenv.Context(t), key, ds) == nil:
-			ref = metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet"))
+			ref, labels = metav1.NewControllerRef(ds, appsv1.SchemeGroupVersion.WithKind("DaemonSet")), ds.Spec.Template.Labels
 		}
 		return ref != nil
 	})
-	return *ref
+	return *ref, labels
 }
 
 // namedPortPod is metricsPod with the container port named portName.
 func namedPortPod(t *testing.T, ns, name string, labels map[string]string, portName string, port int) {
 	t.Helper()
 	ctx := testenv.Context(t)
+	owner, template := releaseOwner(t, ns, name)
+	all := maps.Clone(template)
+	maps.Copy(all, labels)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels, OwnerReferences: []metav1.OwnerReference{releaseOwner(t, ns, name)}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: all, OwnerReferences: []metav1.OwnerReference{owner}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "engine", Image: "engine",
 			Ports: []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port)}}}}},
 	}

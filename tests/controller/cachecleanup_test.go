@@ -110,7 +110,7 @@ func failedAttempt(t *testing.T, j *batchv1.Job, exitCode int32, message string)
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: j.Name + "-attempt", Namespace: j.Namespace,
-			Labels:          map[string]string{batchv1.ControllerUidLabel: string(j.UID)},
+			Labels:          j.Spec.Template.Labels, // as the Job controller sets them, with the Job's UID
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(j, batchv1.SchemeGroupVersion.WithKind("Job"))}},
 		Spec: *j.Spec.Template.Spec.DeepCopy(),
 	}

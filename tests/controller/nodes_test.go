@@ -23,7 +23,7 @@ func workerPod(t *testing.T, sts *appsv1.StatefulSet, name, node string, ready b
 	t.Helper()
 	ctx := testenv.Context(t)
 	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Selector.MatchLabels,
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: sts.Namespace, Labels: sts.Spec.Template.Labels, // as the StatefulSet controller sets them
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(sts, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))}},
 		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "worker", Image: "juicedata/juicefs-fuse"}}},
 	}

@@ -191,7 +191,7 @@ func node(t *testing.T, name string, labels map[string]string) {
 func ranOn(t *testing.T, job *batchv1.Job, nodeName string) {
 	t.Helper()
 	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: job.Name + "-pod", Labels: job.Spec.Selector.MatchLabels},
+		ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: job.Name + "-pod", Labels: job.Spec.Template.Labels},
 		Spec: corev1.PodSpec{NodeName: nodeName, RestartPolicy: corev1.RestartPolicyNever,
 			Containers: []corev1.Container{{Name: "operation", Image: "registry.k8s.io/pause:3.10"}}},
 	}
