@@ -16,9 +16,8 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/claim"
-	"github.com/sluice-data/sluice/controller/dataops"
+	"github.com/sluice-data/sluice/controller/claimrelease"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/controller/internal/conflicttable"
 	"github.com/sluice-data/sluice/controller/metrics"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/internal/metricsauth"
@@ -123,14 +122,14 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := claim.ConflictsFrom(data); err != nil {
+	if err := claim.ValidateTable(data); err != nil {
 		return nil, err
 	}
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
 		return nil, err
 	}
-	ops := &dataops.Reconcilers{Client: mgr.GetClient(), Live: live, Grace: o.ClaimGracePeriod}
+	ops := &claimrelease.Reconcilers{Client: mgr.GetClient(), Live: live, Grace: o.ClaimGracePeriod}
 	if err := ops.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the Dataset claim releaser: %w", err)
 	}
@@ -138,7 +137,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
 	failures := &metrics.Failures{}
-	conflicts := &conflicttable.Table{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
+	conflicts := &claim.PolicyTable{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	guard := &guardcheck.Checker{Data: conflicts.Data, Reader: live, MaxAge: 5 * time.Second}
 	if err := setupRuntimes(mgr, o, helmClients, registry, failures, guard); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/operation"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/process"
@@ -21,7 +22,7 @@ var renderers = map[datav1alpha1.OperationKind]operation.Renderer{
 
 // setupOperations registers one operation reconciler per kind, running
 // operations through the registry's engines.
-func setupOperations(mgr manager.Manager, o *Options, live client.Client, conflicts operation.ConflictTable, helmClients *helmClients, registry []engines.Engine, guard operation.Guard) error {
+func setupOperations(mgr manager.Manager, o *Options, live client.Client, conflicts claim.Table, helmClients *helmClients, registry []engines.Engine, guard operation.Guard) error {
 	for _, kind := range []datav1alpha1.OperationKind{datav1alpha1.DataLoadKind, datav1alpha1.DataMigrateKind, datav1alpha1.DataBackupKind, datav1alpha1.DataProcessKind} {
 		r := &operation.Reconciler{
 			Kind: kind, Client: mgr.GetClient(), Live: live, Engines: registry, Render: renderers[kind],

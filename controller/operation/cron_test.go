@@ -38,7 +38,7 @@ func TestIdleCronHoldsNothingOnceInstalled(t *testing.T) {
 		WithStatusSubresource(&datav1alpha1.Dataset{}, &datav1alpha1.DataLoad{}).Build()
 	hc := helm.NewMemoryClient("n", nil)
 	r := &Reconciler{Kind: datav1alpha1.DataLoadKind, Client: c, Live: c, Engines: []engines.Engine{fake.Engine{}},
-		Helm: func(string) (*helm.Client, error) { return hc, nil }, Conflicts: claim.Conflicts{"DataLoad": {"DataLoad"}},
+		Helm: func(string) (*helm.Client, error) { return hc, nil }, Conflicts: claim.Fixed{"DataLoad": {"DataLoad"}},
 		now: func() time.Time { return now }}
 	r.claimer = &claim.Claimer{Client: c, Attempts: 1}
 	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(dl)}); err != nil {

@@ -79,7 +79,7 @@ func TestReconcileBehindItsOwnWriteWaits(t *testing.T) {
 	if err := api.Get(ctx, key, before); err != nil {
 		t.Fatal(err)
 	}
-	r := &Reconciler{Kind: datav1alpha1.DataLoadKind, Client: api, Live: api, Conflicts: claim.Conflicts{}, now: func() time.Time { return now }}
+	r := &Reconciler{Kind: datav1alpha1.DataLoadKind, Client: api, Live: api, Conflicts: claim.Fixed{}, now: func() time.Time { return now }}
 	req := ctrl.Request{NamespacedName: key}
 	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)

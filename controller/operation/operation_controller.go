@@ -42,7 +42,7 @@ type Reconciler struct {
 	// Helm returns the Helm client for a namespace.
 	Helm func(namespace string) (*helm.Client, error)
 	// Conflicts says, for the operation kind, the kinds that block it.
-	Conflicts ConflictTable
+	Conflicts claim.Table
 	// Guard judges the operation with the platform's guard rules before
 	// its release is rendered (trust/guardcheck): local:// locations, a
 	// DataProcess pod's host privileges and volumes, tolerations; nil

@@ -1,4 +1,4 @@
-package dataops
+package claimrelease
 
 import (
 	"context"

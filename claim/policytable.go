@@ -1,4 +1,4 @@
-package conflicttable
+package claim
 
 import (
 	"context"
@@ -8,12 +8,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
 )
 
-// Table is the conflict table of the policy data in Namespaces.
-type Table struct {
+// PolicyTable is the conflict table of the policy data in Namespaces, for
+// the controller's claims: the default policy data with the data of the
+// policy ConfigMaps (label policy.sluice.io/bundle=true) of the webhook's
+// policy namespaces merged over it, read from the API server at each
+// claim (reliability audit L7: the controller followed the embedded
+// defaults only).
+type PolicyTable struct {
 	// Reader lists the policy ConfigMaps (the API server, not a cache: a
 	// claim follows the table as it is now).
 	Reader client.Reader
@@ -25,12 +29,12 @@ type Table struct {
 }
 
 // For returns the kinds that block kind.
-func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
+func (t *PolicyTable) For(ctx context.Context, kind string) ([]string, error) {
 	data, err := t.Data(ctx)
 	if err != nil {
 		return nil, err
 	}
-	table, err := claim.ConflictsFrom(data)
+	table, err := TableFrom(data)
 	if err != nil {
 		return nil, errors.New("the operation conflict table of the policy data: " + err.Error())
 	}
@@ -42,7 +46,7 @@ func (t *Table) For(ctx context.Context, kind string) ([]string, error) {
 // webhook reports it rejected (policies.Rejected) counts with its last
 // good data (policies.LastGood), as the webhook serves it, or is left out
 // when it has none; one whose data does not parse is left out.
-func (t *Table) Data(ctx context.Context) (map[string]any, error) {
+func (t *PolicyTable) Data(ctx context.Context) (map[string]any, error) {
 	var cms []corev1.ConfigMap
 	for _, ns := range t.Namespaces {
 		list := &corev1.ConfigMapList{}

@@ -7,12 +7,12 @@ import (
 	"github.com/sluice-data/sluice/policies"
 )
 
-func TestConflictsFromTheDefaultPolicyData(t *testing.T) {
+func TestTableFromTheDefaultPolicyData(t *testing.T) {
 	data, err := policies.DefaultData()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := ConflictsFrom(data)
+	c, err := TableFrom(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,14 +20,14 @@ func TestConflictsFromTheDefaultPolicyData(t *testing.T) {
 		t.Fatalf("conflicts = %v", c)
 	}
 	bad := map[string]any{"validating": map[string]any{"operations": map[string]any{"conflicts": map[string]any{"DataLoad": "DataLoad"}}}}
-	if _, err := ConflictsFrom(bad); err == nil {
+	if _, err := TableFrom(bad); err == nil {
 		t.Fatal("a conflict entry that is not a list must be an error")
 	}
 	notNames := map[string]any{"validating": map[string]any{"operations": map[string]any{"conflicts": map[string]any{"DataLoad": []any{1}}}}}
-	if _, err := ConflictsFrom(notNames); err == nil {
+	if _, err := TableFrom(notNames); err == nil {
 		t.Fatal("a conflict entry that is not a kind name must be an error")
 	}
-	if _, err := ConflictsFrom(map[string]any{}); err == nil {
+	if _, err := TableFrom(map[string]any{}); err == nil {
 		t.Fatal("missing table must be an error")
 	}
 }

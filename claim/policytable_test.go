@@ -1,4 +1,4 @@
-package conflicttable_test
+package claim_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
-	"github.com/sluice-data/sluice/controller/internal/conflicttable"
+	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
 )
 
@@ -35,7 +35,7 @@ func TestDataServesTheLastGoodVersionOfARejectedConfigMap(t *testing.T) {
 		`{"guards.yaml":"validating: {guards: {restored: {imagePrefixes: [tight/]}}}\n"}`)
 	dropped := policyConfigMap("dropped", "broken", policies.StatusRejected("does not compile"), "")
 	r := fake.NewClientBuilder().WithScheme(sluicescheme.New()).WithObjects(good, restored, dropped).Build()
-	data, err := (&conflicttable.Table{Reader: r, Namespaces: []string{"sluice-system"}, Default: map[string]any{}}).Data(context.Background())
+	data, err := (&claim.PolicyTable{Reader: r, Namespaces: []string{"sluice-system"}, Default: map[string]any{}}).Data(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
