@@ -156,6 +156,7 @@ func BenchmarkControllerPodCache(b *testing.B) {
 	seed(b, "bench-pods", n, func(ns string, i int) client.Object { return tenantPod(ns, i) })
 	b.Run("before", func(b *testing.B) { measure(b, cache.Options{}, &corev1.Pod{}, n) })
 	b.Run("trimmed", func(b *testing.B) { measure(b, controller.CacheOptions(), &corev1.Pod{}, n) })
+	b.Run("process", func(b *testing.B) { processRSS(b, "controller-pods") })
 }
 
 // BenchmarkWebhookTenantClaims: the webhook's PVC cache with
@@ -175,4 +176,5 @@ func BenchmarkWebhookTenantClaims(b *testing.B) {
 	b.Run("trimmed", func(b *testing.B) {
 		measure(b, webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace), &corev1.PersistentVolumeClaim{}, n)
 	})
+	b.Run("process", func(b *testing.B) { processRSS(b, "webhook-claims") })
 }
