@@ -97,6 +97,8 @@ type Reconciler struct {
 	// a live read (an optimisation: the resourceVersion precondition of
 	// writeStatus keeps it correct without): such a reconcile works from
 	// the runtime the write returned, which the server holds at least.
+	// Measured on tests/scale (500 Datasets, 2026-12-01, nodestate.go):
+	// all bound in 52.6 s mean with it, 55.3 s without; the ranges overlap.
 	writes ownwrites.Memory[datav1alpha1.RuntimeObject]
 	chart  helm.ChartLoader
 	// cleanupChart is charts/cachecleanup, the chart of a deletion's cache

@@ -16,10 +16,13 @@
 // from those observations with pure functions (status.go: root
 // conditions, Ready summarising them, counts and Fluid's phase fields;
 // datasetstatus.go: Ready, binding, mounts, cache states and usage) and
-// write each once (writes.go). A reconcile reads the world
-// again rather than remembering its own writes: a status write the
-// informer cache does not show yet is found by the API server's optimistic
-// lock. Two memories stay, each measured to pay for itself: the Helm
-// release memo (controller/helm) and the labels this controller last wrote
-// on each node (nodestate.go).
+// write each at most once (writes.go, through controller/internal/statuspatch).
+// A reconcile reads the world again each time; what it remembers between
+// reconciles, each an optimisation measured to pay for itself or a bound
+// on work in flight, is the controller's ledger (controller/doc.go): its
+// own last runtime writes (a reconcile whose cache does not show them yet
+// works from the written runtime instead of a refused patch), the labels
+// it last wrote on each node (nodestate.go), the Helm release memo
+// (controller/helm), and each Dataset's metadata records and usage reads
+// (metadata_due.go, metadata_pages.go).
 package cacheruntime

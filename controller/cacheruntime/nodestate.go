@@ -8,10 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// This file is an optimisation, kept because it pays for itself: the one
-// memory of this controller's own writes the reconciler keeps (the
-// runtime's status is re-read each reconcile, and a write the cache does
-// not show yet is found by the API server's optimistic lock). Without it,
+// This file is an optimisation, kept because it pays for itself: the
+// memory of this controller's own node label writes (its other memories
+// are listed in controller/doc.go). Without it,
 // patchNode is still correct: a change computed from a cache behind the
 // last one is refused and recomputed from a fresh read. Measured on
 // tests/scale (500 Datasets on 50 nodes, runs alternated, 2026-12-01):
