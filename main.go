@@ -20,7 +20,7 @@ import (
 	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )

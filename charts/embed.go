@@ -23,12 +23,12 @@ var (
 )
 
 // DataOp is the chart of one data operation: the Job, or the CronJob for
-// policy Cron, that runs it (values from engines/dataop).
+// policy Cron, that runs it (values from engines/workloads/dataop).
 var DataOp = mustSub("dataop")
 
 // CacheCleanup is the chart of a deleted runtime's cache cleanup: the Jobs
 // that free its cache and remove its cache directories on the nodes that
-// held it (values from engines/cachecleanup).
+// held it (values from engines/workloads/cachecleanup).
 var CacheCleanup = mustSub("cachecleanup")
 
 func mustSub(dir string) fs.FS {

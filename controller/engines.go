@@ -14,7 +14,7 @@ import (
 
 	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // setupRuntimes registers one runtime reconciler per engine, named after

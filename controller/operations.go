@@ -10,7 +10,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/operation"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/process"
+	"github.com/sluice-data/sluice/engines/workloads/process"
 )
 
 // renderers render the kinds that do not depend on the Dataset's engine

@@ -26,9 +26,9 @@ package controller
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;update;patch;delete
 
-// The Datasets' metadata Jobs (controller/cacheruntime, engines/ufsmeta),
-// which count a Dataset's files; their pods' termination messages are read
-// from the Pods above.
+// The Datasets' metadata Jobs (controller/cacheruntime,
+// engines/workloads/ufsmeta), which count a Dataset's files; their pods'
+// termination messages are read from the Pods above.
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 
 // Helm's release records: its secret storage driver (controller/helm) keeps

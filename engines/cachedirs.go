@@ -10,7 +10,7 @@ import (
 // containers see it; on the node it is backed by a directory of the
 // runtime's own below it, HostCacheDir: <path>/.sluice/<namespace>/<name>.
 // That directory is what a deleted runtime's cache cleanup removes
-// (engines/cachecleanup), and only that: two runtimes sharing a
+// (engines/workloads/cachecleanup), and only that: two runtimes sharing a
 // tieredstore path, or a path such as / or /var, never share or expose a
 // directory of the node's. Fluid writes to <path>/<namespace>/<name>,
 // which for path / and a runtime lib in namespace var is /var/lib; the

@@ -75,7 +75,7 @@ type MountChecker interface {
 // through the engine itself while it still runs (Alluxio: alluxio fs
 // free), before its release is uninstalled. Every engine's deleted runtime
 // also gets its host cache directories removed on the nodes that held
-// them (engines/cachecleanup); freeing is a step ahead of that.
+// them (engines/workloads/cachecleanup); freeing is a step ahead of that.
 type CacheFreer interface {
 	// FreeCache is the pod of the Job that frees rt's cache: argv lists,
 	// no shell; the cleanup adds its restart policy and deadline.

@@ -279,7 +279,7 @@ func EmptyDirOnly(v any) string {
 
 // CleanCachePolicyFields are the rows of a runtime's cleanCachePolicy
 // (under spec.management, or spec for Jindo), which bounds the cache
-// cleanup of its deletion (engines/cachecleanup): honoured by the
+// cleanup of its deletion (engines/workloads/cachecleanup): honoured by the
 // controller for every engine, refusing values no Job could take.
 func CleanCachePolicyFields(under string) []Field {
 	const where = "the controller's cache cleanup on deletion, charts/cachecleanup"

@@ -35,7 +35,7 @@ type MetadataSource struct {
 	// Pages, when set, are metrics pages of the runtime's pods that report
 	// the usage; they are read with the cache states, at every refresh.
 	// Without pages the controller counts the usage with a metadata Job
-	// that walks the Dataset's mount (engines/ufsmeta).
+	// that walks the Dataset's mount (engines/workloads/ufsmeta).
 	Pages *UsagePages
 }
 

@@ -11,8 +11,8 @@ import (
 
 // Operations is the part of Engine that runs data operations (DataLoad,
 // DataMigrate, DataBackup) against the engine's runtimes. DataProcess does not
-// depend on the engine: package engines/process renders it for every one,
-// and an engine asked for a DataProcess answers ReasonUnsupported.
+// depend on the engine: package engines/workloads/process renders it for every
+// one, and an engine asked for a DataProcess answers ReasonUnsupported.
 type Operations interface {
 	// Operation is the Helm release that runs req.Op. An engine that cannot
 	// run req.Op's kind returns an *Error with ReasonUnsupported whose

@@ -201,7 +201,7 @@ var operationKinds = func() []string {
 }()
 
 // operationRows hold for every data operation. Their Jobs run
-// unprivileged in the operation's namespace (engines/dataop).
+// unprivileged in the operation's namespace (engines/workloads/dataop).
 var operationRows = []Row{
 	platform("status", statusNote),
 	safe("spec.runAfter", "the operation this one waits for, in its namespace (the operation-run-after-namespace rule)"),

@@ -28,7 +28,7 @@ import (
 	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // Reconciler reconciles one runtime kind with one engine.

@@ -14,10 +14,10 @@ import (
 	"github.com/sluice-data/sluice/charts"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
-// The cache cleanup of a runtime's deletion (engines/cachecleanup,
+// The cache cleanup of a runtime's deletion (engines/workloads/cachecleanup,
 // charts/cachecleanup). Once no Pod uses the Dataset, and before the rest
 // of the deletion, a cleanup release frees the cache through the engine
 // (Alluxio) and removes the runtime's host cache directories on each node

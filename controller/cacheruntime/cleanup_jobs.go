@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
 // jobOutcome is what a cleanup Job came to.

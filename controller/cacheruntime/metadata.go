@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // Event reasons of metadata sync.

@@ -18,8 +18,8 @@ import (
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/volume"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // What wakes a runtime: changes of its spec and of the Dataset's, of its
@@ -113,11 +113,11 @@ func podRequests(_ context.Context, o client.Object) []reconcile.Request {
 	return append(out, enginePodRequests(p)...)
 }
 
-// jobRequests maps the Jobs a runtime's reconciler runs to their runtime:
-// a cache cleanup Job of this reconciler's engine (labelled by
-// engines/cachecleanup) to the runtime whose deletion runs it, a metadata
-// Job (ufsmeta.LabelComponent) to the runtime that controls it, and a Job
-// of the engine's release (a mount Job) to the runtime of the release.
+// jobRequests maps the Jobs a runtime's reconciler runs to their runtime: a
+// cache cleanup Job of this reconciler's engine (labelled by
+// engines/workloads/cachecleanup) to the runtime whose deletion runs it, a
+// metadata Job (ufsmeta.LabelComponent) to the runtime that controls it, and a
+// Job of the engine's release (a mount Job) to the runtime of the release.
 func (r *Reconciler) jobRequests(ctx context.Context, o client.Object) []reconcile.Request {
 	l := o.GetLabels()
 	if name := l[cachecleanup.LabelRuntime]; name != "" && l[cachecleanup.LabelEngine] == r.Engine.Type() {

@@ -28,7 +28,7 @@ import (
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/fake"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // TestStatusWrites follows the status writes of a runtime whose two workers

@@ -36,7 +36,7 @@ type Reconciler struct {
 	// operations (Engine.Operation), refusing the kinds it does not run.
 	Engines []engines.Engine
 	// Render, when set, renders every operation of Kind whatever the
-	// Dataset's engine (DataProcess: engines/process); it is given no
+	// Dataset's engine (DataProcess: engines/workloads/process); it is given no
 	// runtime.
 	Render Renderer
 	// Helm returns the Helm client for a namespace.

@@ -13,7 +13,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 	"github.com/sluice-data/sluice/internal/optional"
 )
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // The workers and FUSE run juicefs directly, each argument a list element

@@ -3,7 +3,7 @@ package juicefs
 import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // Operation implements engines.Engine. DataLoad warms the cache with

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // flag is one command-line flag: --name=value, or --name for a bool flag

@@ -11,8 +11,8 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // Where the load pod has the Dataset: its PVC, read-only, at warmup's

@@ -3,7 +3,7 @@ package thin
 import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // Operation implements engines.Engine as ProfileEngine's, for a
@@ -18,7 +18,7 @@ func (e Engine) Operation(req engines.OperationRequest) (engines.OperationReleas
 // ThinRuntimeProfile names no load command (docs/compatibility.md). The
 // other kinds are unsupported, as in Fluid: a ThinRuntimeProfile names no
 // command to migrate or back up data (DataProcess, which Fluid runs on
-// Thin, engines/process renders for every engine).
+// Thin, engines/workloads/process renders for every engine).
 func (e ProfileEngine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
 	return dataop.Builders[*datav1alpha1.ThinRuntime]{datav1alpha1.DataLoadKind: e.loadPod}.Render("Thin", req)
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/sluice-data/sluice/charts"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/controller/reference"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 	"github.com/sluice-data/sluice/tests/testenv"
 )
 

@@ -21,7 +21,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )

@@ -27,7 +27,7 @@ import (
 	"github.com/sluice-data/sluice/controller/operation"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/juicefs"
-	"github.com/sluice-data/sluice/engines/ufsmeta"
+	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 	"github.com/sluice-data/sluice/tests/testenv"
 	"github.com/sluice-data/sluice/tests/testobj"
 )

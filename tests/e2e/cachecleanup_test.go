@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 	"github.com/sluice-data/sluice/tests/testobj"
 )
 

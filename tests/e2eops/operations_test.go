@@ -22,7 +22,7 @@ import (
 // TestDataOperations runs data operations end to end on the simulated
 // cluster, each scenario on a Dataset of its own (JuiceFS, and Thin for a
 // Thin DataLoad): the controller renders the engines' operations (juicefs
-// warmup, juicefs sync, sluice warmup) and engines/process's DataProcess
+// warmup, juicefs sync, sluice warmup) and engines/workloads/process's DataProcess
 // through charts/dataop, the webhook
 // admits them (and mutates their pods), the Job and CronJob controllers of
 // kube-controller-manager create the pods, kube-scheduler places them and

@@ -13,8 +13,8 @@ import (
 	"github.com/sluice-data/sluice/charts"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
 	"github.com/sluice-data/sluice/engines/enginetest"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 func dataset() *datav1alpha1.Dataset {

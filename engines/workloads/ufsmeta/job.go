@@ -12,7 +12,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // Labels of a metadata Job and its pods.

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
 // workerWith is a worker pod of runtime namespace/name on node-a with a

@@ -12,9 +12,9 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/dataop"
 	"github.com/sluice-data/sluice/engines/enginetest"
-	"github.com/sluice-data/sluice/engines/process"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
+	"github.com/sluice-data/sluice/engines/workloads/process"
 )
 
 func dataset() *datav1alpha1.Dataset {

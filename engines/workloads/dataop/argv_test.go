@@ -7,8 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/sluice-data/sluice/engines/dataop"
 	"github.com/sluice-data/sluice/engines/enginetest"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 // TestNoExpandSurvivesTheKubelet: whatever the string, the process receives

@@ -13,8 +13,8 @@ import (
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/jindo"
 	"github.com/sluice-data/sluice/engines/juicefs"
-	"github.com/sluice-data/sluice/engines/process"
 	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/engines/workloads/process"
 )
 
 // An engine's smallest Dataset and runtime, and what renders operations.

@@ -26,12 +26,12 @@ func TestPolicySupportTableMatchesTheEngines(t *testing.T) {
 		}
 	}
 	if got := table[string(datav1alpha1.DataProcessKind)]; !slices.Equal(got, []string{"*"}) {
-		t.Errorf("DataProcess runs on every engine (engines/process), the table says %v", got)
+		t.Errorf("DataProcess runs on every engine (engines/workloads/process), the table says %v", got)
 	}
 	for _, e := range engineCases {
 		eng, ok := e.ops.(engines.Engine)
 		if !ok {
-			continue // engines/process, checked above
+			continue // engines/workloads/process, checked above
 		}
 		for kind, newOp := range kinds {
 			if kind == datav1alpha1.DataProcessKind {

@@ -28,11 +28,11 @@ import (
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/jindo"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/engines/thin"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
 const ns, name = "team-a", "imagenet"

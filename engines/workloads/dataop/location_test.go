@@ -6,8 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/sluice-data/sluice/engines/dataop"
 	"github.com/sluice-data/sluice/engines/enginetest"
+	"github.com/sluice-data/sluice/engines/workloads/dataop"
 )
 
 func TestParseLocation(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// Pod is an operation's pod as an engine (or engines/process) builds it:
-// the containers, volumes and pod-level settings of its kind; Release adds
+// Pod is an operation's pod as an engine (or engines/workloads/process) builds
+// it: the containers, volumes and pod-level settings of its kind; Release adds
 // what every operation kind shares.
 type Pod struct {
 	Spec corev1.PodSpec

@@ -7,9 +7,9 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
 	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/juicefs"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
 // TestHostileTierPathsReachTheJobsAsData: tier paths full of quotes,

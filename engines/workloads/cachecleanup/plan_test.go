@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/engines/cachecleanup"
+	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 )
 
 // TestPlanNamesOnlyTheRuntimesPodsAndDirectories: Plan takes the nodes
