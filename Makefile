@@ -184,12 +184,12 @@ $(CM_CRDS): tests/tools/certmanager/go.mod tests/tools/certmanager/go.sum hack/c
 ##@ Test
 
 .PHONY: test-unit
-test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/testenv, tests/simcluster or envtest are left out; hack/unit-packages.sh); results cached.
+test-unit: ## Quick loop: the tests that need no kube binaries (packages linking tests/support/testenv, tests/support/simcluster or envtest are left out; hack/unit-packages.sh); results cached.
 	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
 test: sim-binaries certmanager-binaries $(RCLONE) ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing).
-	# With the race detector, every package (waits stretch under it: tests/testenv.Stretch).
+	# With the race detector, every package (waits stretch under it: tests/support/testenv.Stretch).
 	$(GO) test -race $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: bench

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestDevDemo runs `sluice dev --demo --exit` in-process: the simulated

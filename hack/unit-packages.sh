@@ -6,8 +6,8 @@
 # when its test binary links, directly or through any dependency, one of the
 # packages that start a control plane:
 #
-#   tests/testenv    a real kube-apiserver and etcd (envtest underneath)
-#   tests/simcluster the simulated cluster (scheduler, controller-manager, kwok)
+#   tests/support/testenv    a real kube-apiserver and etcd (envtest underneath)
+#   tests/support/simcluster the simulated cluster (scheduler, controller-manager, kwok)
 #   controller-runtime's envtest, used directly (e.g. `sluice dev` in the root)
 #
 # The rule reads the import graph, so a new test that starts an API server
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 module=$(go list -m)
-cluster="^(${module//./\\.}/tests/testenv|${module//./\\.}/tests/simcluster|sigs\\.k8s\\.io/controller-runtime/pkg/envtest)\$"
+cluster="^(${module//./\\.}/tests/support/testenv|${module//./\\.}/tests/support/simcluster|sigs\\.k8s\\.io/controller-runtime/pkg/envtest)\$"
 
 # With -test, go list adds a "P.test" entry for every package P with tests;
 # its Deps are everything the test binary links.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestClientCAFileIsReread: a CA written over the --client-ca-file is

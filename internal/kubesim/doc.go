@@ -3,6 +3,6 @@
 // kwok playing kubelet for fake nodes (pods are scheduled, go Running and
 // Ready, complete and are deleted as on a real cluster, but no container
 // ever runs). `sluice dev` (devcluster) and the test helper
-// tests/simcluster both start their clusters with it; the binaries are
+// tests/support/simcluster both start their clusters with it; the binaries are
 // built into bin/ by `make sim-binaries`.
 package kubesim

@@ -19,7 +19,7 @@ import (
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/policies"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"

@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/sluice-data/sluice/tests/inprocess"
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var cluster *simcluster.Cluster

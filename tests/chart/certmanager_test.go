@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/tests/certmanager"
-	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/support/certmanager"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
 )
 
 // startCertManager installs cert-manager's CRDs into the cluster and runs

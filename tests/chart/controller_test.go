@@ -10,8 +10,8 @@ import (
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/registry"
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // runInstalledController runs `sluice controller` as the installed

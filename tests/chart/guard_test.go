@@ -23,7 +23,7 @@ import (
 	"github.com/sluice-data/sluice/controller/reference"
 	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
 	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestGuardConfinesTheControllerAndTheCSIPlugin (audit M7): with the

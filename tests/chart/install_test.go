@@ -20,7 +20,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
 )
 
 // TestInstallIntoSimulatedCluster installs the chart with the Helm SDK, as
@@ -36,12 +36,12 @@ import (
 // each one's secure metrics as a bound ServiceAccount, upgrades as docs/install.md
 // says (CRDs applied server-side, then helm upgrade; the certificate and
 // caBundles the webhook wrote survive), and uninstalls (the CRDs stay). The
-// second install is in cert-manager mode, with cert-manager's own
-// controller and cainjector running (tests/certmanager): they issue the
-// chart's CA and serving certificate and inject the CA into both installed
+// second install is in cert-manager mode, with cert-manager's own controller
+// and cainjector running (tests/support/certmanager): they issue the chart's
+// CA and serving certificate and inject the CA into both installed
 // configurations; the Secrets they wrote outlive the release. The webhook
-// serving in that mode is tested in tests/webhookcerts (the webhook cannot
-// run twice in one process: controller names are unique per process).
+// serving in that mode is tested in tests/webhookcerts (the webhook cannot run
+// twice in one process: controller names are unique per process).
 func TestInstallIntoSimulatedCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")

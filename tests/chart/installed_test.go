@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // runInstalled runs an installed component (Deployment name in ns)

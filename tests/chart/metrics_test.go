@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // checkSecureMetrics scrapes an installed component's metrics (url), which

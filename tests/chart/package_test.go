@@ -8,7 +8,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestPackageSetsAppVersion runs `make chart`'s packager and loads its

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sluice-data/sluice/tests/chartrender"
+	"github.com/sluice-data/sluice/tests/support/chartrender"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden renders in testdata/golden")

@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/certs"
 )

@@ -10,8 +10,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/alluxio"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // TestAlluxioCacheStatesFromTheLeadingMaster shows that for an engine whose

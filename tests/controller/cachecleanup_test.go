@@ -22,8 +22,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // podOf stands in for the StatefulSet or DaemonSet controller, the

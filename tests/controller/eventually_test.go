@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {

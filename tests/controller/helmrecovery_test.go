@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // releaseStorage is Helm's release storage of namespace ns (its Secrets),

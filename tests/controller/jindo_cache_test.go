@@ -9,7 +9,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/jindo"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestJindoCacheStatesFromTheMastersRPCPort shows the Jindo cache states

@@ -16,7 +16,7 @@ import (
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/policies"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

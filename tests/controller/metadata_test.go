@@ -28,8 +28,8 @@ import (
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // juicefsUsagePage is a JuiceFS client's /metrics page with the volume's

@@ -18,9 +18,9 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/juicefs"
-	"github.com/sluice-data/sluice/tests/monitoring"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/monitoring"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // scrapeController reads the controller's metrics endpoint.

@@ -16,8 +16,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/cacheruntime"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // condition waits until the JuiceFSRuntime name in ns has condition typ

@@ -19,8 +19,8 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/dataset"
 	"github.com/sluice-data/sluice/controller/reference"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // referenced creates in ns a Dataset and its JuiceFSRuntime whose FUSE

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // TestBindingWriteBudget counts the controller's writes and reads in a

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

@@ -6,7 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // TestDatasetNamesAreDNS1035Labels (audit N11) through the real API

@@ -12,7 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // relaxed lists the schema paths where Sluice is deliberately stricter than

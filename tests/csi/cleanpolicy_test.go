@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestOnFuseChangedCleanPolicy: unstaging keeps the FUSE label while the

@@ -21,7 +21,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	sluicecsi "github.com/sluice-data/sluice/csi"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestCommand runs `sluice csi` through its command line, as the plugin

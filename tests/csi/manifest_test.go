@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	sluicecsi "github.com/sluice-data/sluice/csi"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestPluginManifests applies config/csi (CSIDriver, RBAC, DaemonSet) to the

@@ -15,8 +15,8 @@ import (
 	mount "k8s.io/mount-utils"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/fusefs"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 func nodeClient(t *testing.T, socket string) csi.NodeClient {

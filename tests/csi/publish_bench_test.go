@@ -12,7 +12,7 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/fusefs"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
 )
 
 // BenchmarkNodePublish measures NodePublishVolume over gRPC with the

@@ -17,8 +17,8 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	csidriver "github.com/sluice-data/sluice/csi"
-	"github.com/sluice-data/sluice/tests/fusefs"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 const fuseDirEnv = "SLUICE_TEST_FUSE_DIR"

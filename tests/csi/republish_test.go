@@ -13,7 +13,7 @@ import (
 	mount "k8s.io/mount-utils"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/fusefs"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
 )
 
 // TestRepublishChecksWhatIsMounted: publishing to a target that is already

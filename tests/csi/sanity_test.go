@@ -8,7 +8,7 @@ import (
 	"github.com/kubernetes-csi/csi-test/v5/pkg/sanity"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/fusefs"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
 )
 
 // TestSanity runs csi-sanity in-process against the driver. Volumes point

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/fusefs"
+	"github.com/sluice-data/sluice/tests/support/fusefs"
 )
 
 // TestReferenceSubPathPublish publishes, over a real FUSE mount, the

@@ -21,7 +21,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/thin"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // rendered is what the Thin chart renders for the sample that the FUSE

@@ -18,7 +18,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/enginetest"
 	"github.com/sluice-data/sluice/engines/thin"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // loadFile is the documented DataLoad of the rclone sample.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

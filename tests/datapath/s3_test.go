@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // Keys of the test's S3 server, given to the FUSE program through the

@@ -21,7 +21,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/workloads/cachecleanup"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // boundJuiceFS creates a Dataset and a JuiceFSRuntime of two workers

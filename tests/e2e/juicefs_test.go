@@ -20,7 +20,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/volume"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // TestJuiceFSOnSimulatedCluster applies a Dataset and a JuiceFSRuntime and

@@ -14,9 +14,9 @@ import (
 
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/engines/registry"
-	"github.com/sluice-data/sluice/tests/inprocess"
-	"github.com/sluice-data/sluice/tests/simcluster"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 	"github.com/sluice-data/sluice/webhook"
 )
 

@@ -16,21 +16,20 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/operation"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
-// TestDataOperations runs data operations end to end on the simulated
-// cluster, each scenario on a Dataset of its own (JuiceFS, and Thin for a
-// Thin DataLoad): the controller renders the engines' operations (juicefs
-// warmup, juicefs sync, sluice warmup) and engines/workloads/process's DataProcess
-// through charts/dataop, the webhook
-// admits them (and mutates their pods), the Job and CronJob controllers of
-// kube-controller-manager create the pods, kube-scheduler places them and
-// kwok runs and completes them. The scenarios run in parallel (as many at
-// once as go test's -parallel allows, GOMAXPROCS by default), the Cron one
-// first: it waits for two scheduled runs, and cron's finest schedule is a
-// minute (the CronJob controller takes no seconds field), so the others
-// run meanwhile.
+// TestDataOperations runs data operations end to end on the simulated cluster,
+// each scenario on a Dataset of its own (JuiceFS, and Thin for a Thin
+// DataLoad): the controller renders the engines' operations (juicefs warmup,
+// juicefs sync, sluice warmup) and engines/workloads/process's DataProcess
+// through charts/dataop, the webhook admits them (and mutates their pods), the
+// Job and CronJob controllers of kube-controller-manager create the pods,
+// kube-scheduler places them and kwok runs and completes them. The scenarios
+// run in parallel (as many at once as go test's -parallel allows, GOMAXPROCS
+// by default), the Cron one first: it waits for two scheduled runs, and cron's
+// finest schedule is a minute (the CronJob controller takes no seconds field),
+// so the others run meanwhile.
 func TestDataOperations(t *testing.T) {
 	t.Run("cron-runs-twice-releasing-between-runs", cronRunsTwice)
 	t.Run("runafter-require-follows-the-node", runAfterFollowsTheNode)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/engines/registry"
-	"github.com/sluice-data/sluice/tests/inprocess"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

@@ -12,7 +12,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/operation"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestClaimsEndWithTheWork: an operation executes only while it holds its

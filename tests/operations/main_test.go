@@ -15,7 +15,7 @@ import (
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/fake"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

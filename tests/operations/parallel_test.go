@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // parallelMigrate is a DataMigrate of the Dataset with 3 tasks: its pod

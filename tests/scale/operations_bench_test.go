@@ -22,7 +22,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // BenchmarkDataLoadsToComplete applies N Datasets, each with a one-worker

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/sluice-data/sluice/tests/simcluster"
+	"github.com/sluice-data/sluice/tests/support/simcluster"
 )
 
 // saveLog copies the controller's log into SLUICE_BENCH_PROFILE_DIR, when

@@ -33,7 +33,7 @@ import (
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/juicefs"
 	"github.com/sluice-data/sluice/internal/kubesim"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // refreshInterval is the controller's --cache-refresh-interval in

@@ -6,7 +6,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/monitoring"
+	"github.com/sluice-data/sluice/tests/support/monitoring"
 )
 
 // TestDashboardWebhookPanelsNameExportedMetrics: after an admission, every

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 	"github.com/sluice-data/sluice/webhook/validating"
 )
 

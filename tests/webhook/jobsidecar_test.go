@@ -18,7 +18,7 @@ import (
 )
 
 // jobPod is a Job-like sidecar Pod (restartPolicy Never) whose FUSE
-// template (tests/testobj's DaemonSet) runs no command of its own; the
+// template (tests/support/testobj's DaemonSet) runs no command of its own; the
 // test gives it one through the runtime's DaemonSet where it needs one.
 func jobPod(ns, name string) *corev1.Pod {
 	p := datasetPod(name, sidecarLabels, "models")

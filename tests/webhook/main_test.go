@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/inprocess"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env

@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/tests/testenv"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testenv"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 )
 
 // ctxT is the context of one test step.

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/tests/chartrender"
+	"github.com/sluice-data/sluice/tests/support/chartrender"
 	"github.com/sluice-data/sluice/webhook"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/inprocess"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 	"github.com/sluice-data/sluice/webhook"
 )
 

@@ -28,13 +28,13 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/controller/helm"
-	"github.com/sluice-data/sluice/tests/certmanager"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/certmanager"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
 
 // TestCertManagerIssuesTheChartsCertificates runs cert-manager's own
-// controller and cainjector (tests/certmanager) and a replica in
+// controller and cainjector (tests/support/certmanager) and a replica in
 // cert-manager mode, with what the platform chart renders in cert-manager
 // mode for the test's namespace: the self-signed Issuer, the CA
 // Certificate, the CA Issuer, the serving Certificate and both webhook

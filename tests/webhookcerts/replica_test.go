@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // replica is `sluice webhook` running in a child process.

@@ -17,7 +17,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/policies"
-	"github.com/sluice-data/sluice/tests/testobj"
+	"github.com/sluice-data/sluice/tests/support/testobj"
 	"github.com/sluice-data/sluice/trust/guardcheck"
 )
 

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/mod/modfile"
 	"k8s.io/client-go/discovery"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // The kube-apiserver in bin/ reports the Kubernetes release its tools module

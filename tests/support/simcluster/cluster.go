@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sluice-data/sluice/internal/kubesim"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // Cluster is a running simulated cluster.

@@ -35,7 +35,7 @@ type Env struct {
 // RepoRoot is the root of the Sluice repository.
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // BinDir is where the kube-apiserver and etcd binaries are looked for:

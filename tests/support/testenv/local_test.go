@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // TestFreeAddrIsOutsideTheEphemeralRange: FreeAddr's ports are ones the

@@ -17,8 +17,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/sluice-data/sluice/tests/certmanager"
-	"github.com/sluice-data/sluice/tests/testenv"
+	"github.com/sluice-data/sluice/tests/support/certmanager"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 var env *testenv.Env
