@@ -33,6 +33,9 @@ claim/zzimportprobe|probe.go|$module/webhook/metrics|claim-is-shared
 engines/zzimportprobe|probe.go|$module/controller/helm|engines-are-plugins
 engines/zzimportprobetest|probe_test.go|$module/controller/volume|engine-tests-render-charts
 csi/zzimportprobeenginetest|probe.go|$module/engines/enginetest|enginetest-is-for-tests
+engines/alluxio/zzimportprobe|probe.go|$module/engines/juicefs|engine-plugins-stand-alone
+tests/support/zzimportprobe|probe.go|$module/tests/chart|suites-are-not-imported
+tests/zzimportprobe|probe_test.go|$module/tests/controller|suites-are-not-imported
 "
 
 pkgs=()
