@@ -15,7 +15,7 @@ import (
 func TestCompactKeepsWhatPodKept(t *testing.T) {
 	in := &corev1.Pod{}
 	fill(reflect.ValueOf(in).Elem())
-	in.TypeMeta.Kind, in.TypeMeta.APIVersion = "Pod", "v1"
+	in.Kind, in.APIVersion = "Pod", "v1"
 	in.Labels[managedBy] = "sluice"    // the whole of what Pod keeps
 	in.Spec.Affinity.PodAffinity = nil // Pod keeps the node affinity only
 	in.Spec.Affinity.PodAntiAffinity = nil

@@ -47,7 +47,7 @@ func stages(ctx context.Context, c client.Client, ns string, start time.Time) st
 	for _, d := range ds.Items {
 		add("dataset", d.CreationTimestamp.Time)
 		for _, cond := range d.Status.Conditions {
-			add("dataset-condition-"+string(cond.Type), cond.LastTransitionTime.Time)
+			add("dataset-condition-"+cond.Type, cond.LastTransitionTime.Time)
 		}
 	}
 	for _, s := range sec.Items {

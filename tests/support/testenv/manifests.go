@@ -29,8 +29,7 @@ func (e *Env) ApplyManifests(ctx context.Context, pattern string, min int) error
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		for _, o := range objs {
-			obj := o.(client.Object)
+		for _, obj := range objs {
 			if err := e.Client.Create(ctx, obj); err != nil {
 				return fmt.Errorf("%s: creating %T %s: %w", f, obj, obj.GetName(), err)
 			}
