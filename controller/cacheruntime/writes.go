@@ -3,7 +3,6 @@ package cacheruntime
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,14 +55,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 // reconcile. The Dataset's Ready transitions worth telling are recorded as
 // Events (datasetEvent).
 func (r *Reconciler) writeDataset(ctx context.Context, ds *datav1alpha1.Dataset, status func(*datav1alpha1.Dataset) datav1alpha1.DatasetStatus) error {
-	prev, written, err := statuspatch.Write(ctx, r.Client, r.reader(), ds, func(d *datav1alpha1.Dataset) bool {
-		next := status(d)
-		if equality.Semantic.DeepEqual(d.Status, next) {
-			return false
-		}
-		d.Status = next
-		return true
-	})
+	prev, written, err := statuspatch.Write(ctx, r.Client, r.reader(), ds, statuspatch.DatasetStatus(status))
 	if written == nil {
 		return client.IgnoreNotFound(err)
 	}

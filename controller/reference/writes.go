@@ -73,14 +73,7 @@ func (r *Reconciler) writeDatasetStatus(ctx context.Context, ds *datav1alpha1.Da
 // read as the precondition (statuspatch.Write); ds is then the Dataset as
 // written. A Dataset that is gone is not an error.
 func (r *Reconciler) writeDataset(ctx context.Context, ds *datav1alpha1.Dataset, status func(*datav1alpha1.Dataset) datav1alpha1.DatasetStatus) error {
-	_, written, err := statuspatch.Write(ctx, r.Client, r.reader(), ds, func(d *datav1alpha1.Dataset) bool {
-		next := status(d)
-		if equality.Semantic.DeepEqual(d.Status, next) {
-			return false
-		}
-		d.Status = next
-		return true
-	})
+	_, written, err := statuspatch.Write(ctx, r.Client, r.reader(), ds, statuspatch.DatasetStatus(status))
 	if written != nil {
 		*ds = *written
 	}
