@@ -55,12 +55,18 @@ func TestATenantPodKeepsWhatIsReadOfIt(t *testing.T) {
 }
 
 // TestEveryRenderedPodIsSluices: every pod template in the goldens of
-// every engine and workload (engines/*/testdata/golden) is labelled
+// every engine and workload (each testdata/golden under engines/) is labelled
 // app.kubernetes.io/managed-by=sluice, so that the cache keeps its Pods
 // whole (Sluices). A chart that renders a pod without it fails here.
 func TestEveryRenderedPodIsSluices(t *testing.T) {
-	files, _ := filepath.Glob("../../engines/*/testdata/golden")
-	if len(files) < 5 {
+	var files []string
+	err := filepath.WalkDir("../../engines", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "golden" && filepath.Base(filepath.Dir(path)) == "testdata" {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil || len(files) < 6 {
 		t.Fatalf("found %d engine golden directories; the test is looking in the wrong place", len(files))
 	}
 	templates := 0
