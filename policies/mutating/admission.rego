@@ -8,7 +8,11 @@
 # decided when it is created, policies/validating/references.rego). A
 # dataset is served when it is Bound, Updating (a change of its mounts is
 # being applied to the bound runtime) or Failed while bound (its runtime
-# could not apply its current spec and serves the last one it applied).
+# could not apply its current spec and serves the last one it applied), or
+# DataMigrating when the DataMigrate migrating it does not ask its readers
+# to wait (spec.block; Fluid admits the Pods of a migrating Dataset).
+# With block: true, Pods are refused until the migration ends (rule
+# dataset-migrating), also when that DataMigrate cannot be read.
 package sluice.mutating
 
 import rego.v1
@@ -22,9 +26,32 @@ served(ds) if {
 	ds.runtime.name != ""
 }
 
+served(ds) if {
+	ds.phase == "DataMigrating"
+	ds.migration.found
+	not ds.migration.block
+}
+
+deny contains {"rule": "dataset-migrating", "message": msg} if {
+	some v in input.datasetVolumes
+	v.dataset.phase == "DataMigrating"
+	not served(v.dataset)
+	not skip_precheck
+	msg := migrating_message(v)
+}
+
+migrating_message(v) := sprintf("volume %q uses dataset %s, which DataMigrate %s is migrating with block: true; Pods of it wait until the migration ends", [v.volume, dataset_ref(v.dataset), v.dataset.migration.name]) if {
+	v.dataset.migration.found
+}
+
+migrating_message(v) := sprintf("volume %q uses dataset %s, which is being migrated (phase DataMigrating) by DataMigrate %q, which cannot be read: whether its readers must wait (spec.block) is unknown", [v.volume, dataset_ref(v.dataset), object.get(v.dataset, ["migration", "name"], "")]) if {
+	not v.dataset.migration.found
+}
+
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	some v in input.datasetVolumes
 	not served(v.dataset)
+	v.dataset.phase != "DataMigrating"
 	not skip_precheck
 	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
 	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])

@@ -84,3 +84,31 @@ test_a_reference_dataset_is_not_cross_namespace if {
 	d := mutating.decision with input as input_for(serverful_pod, one_volume(reference("Bound")))
 	not "dataset-cross-namespace" in {x.rule | some x in d.deny}
 }
+
+# A Dataset a DataMigrate is migrating: its Pods are admitted as Fluid
+# admits them, unless the DataMigrate says block: true (issue 32, C11).
+migrating(migration) := object.union(dataset("imagenet", "DataMigrating"), {"migration": migration})
+
+test_migrating_dataset_admits_pods_unless_blocked if {
+	d := mutating.decision with input as input_for(serverful_pod, one_volume(migrating({"name": "nightly", "found": true, "block": false})))
+	d.deny == set()
+}
+
+test_blocking_migration_denies_naming_the_datamigrate if {
+	d := mutating.decision with input as input_for(plain_pod, one_volume(migrating({"name": "nightly", "found": true, "block": true})))
+	d.deny == {{"rule": "dataset-migrating", "message": "volume \"data\" uses dataset team-a/imagenet, which DataMigrate nightly is migrating with block: true; Pods of it wait until the migration ends"}}
+}
+
+test_unreadable_migration_denies_as_unknown if {
+	d := mutating.decision with input as input_for(plain_pod, one_volume(migrating({"name": "nightly", "found": false, "block": false})))
+	only(d.deny).rule == "dataset-migrating"
+	contains(only(d.deny).message, "cannot be read")
+	without := mutating.decision with input as input_for(plain_pod, one_volume(dataset("imagenet", "DataMigrating")))
+	only(without.deny).rule == "dataset-migrating"
+}
+
+test_skip_precheck_admits_a_blocked_migration if {
+	p := pod({}, {"sidecar.fluid.io/skip-precheck": "true"})
+	d := mutating.decision with input as input_for(p, one_volume(migrating({"name": "nightly", "found": true, "block": true})))
+	d.deny == set()
+}

@@ -50,6 +50,9 @@ type DatasetFacts struct {
 	// references, whose runtime, FUSE and node labels serve it (Runtime,
 	// Labels and Localities are that Dataset's); absent for others.
 	Reference *ReferenceFacts `json:"reference,omitempty"`
+	// Migration is, while a DataMigrate migrates the Dataset (phase
+	// DataMigrating), that DataMigrate; absent otherwise.
+	Migration *MigrationFacts `json:"migration,omitempty"`
 }
 
 // ReferenceFacts is what policies know about the Dataset a reference

@@ -120,6 +120,10 @@ type sources struct {
 	// Dataset (whose runtime and FUSE serve it), nil when not found.
 	reference  *datav1alpha1.DatasetReference
 	referenced *datav1alpha1.Dataset
+	// migrating is the DataMigrate holding a DataMigrating Dataset, and
+	// migrate that object (nil when not read or not found).
+	migrating string
+	migrate   *datav1alpha1.DataMigrate
 	// deps are the objects read (or found missing), with their stamps
 	// taken before each read, when changes are tracked; untracked is true
 	// when one of them is of a kind Changes does not track.
@@ -133,7 +137,7 @@ type sources struct {
 func (s *sources) key(volume string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(volume)
-	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.record, s.referenced} {
+	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.record, s.referenced, s.migrate} {
 		b.WriteByte('|')
 		if o == nil || reflect.ValueOf(o).IsNil() {
 			continue
@@ -216,6 +220,9 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 		return err
 	}
 	src.dataset = ds
+	if err := g.readMigration(ctx, ds, src, tracking); err != nil {
+		return err
+	}
 	if name := src.pvc.Spec.VolumeName; name != "" {
 		pv := &corev1.PersistentVolume{}
 		if found, err := g.get(ctx, types.NamespacedName{Name: name}, pv, src, tracking); err != nil {
@@ -295,6 +302,7 @@ func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolum
 	}
 	key := datav1alpha1.KeyOf(served)
 	dv.Dataset.Phase = string(ds.Status.Phase)
+	dv.Dataset.Migration = migrationFacts(ds, src)
 	dv.Dataset.Labels = DatasetLabels{Cache: key.CacheLabelKey(), Fuse: key.FuseLabelKey(), Sched: datav1alpha1.DatasetSchedLabelKey(ds.Name)}
 	if src.pv != nil && src.pv.Spec.CSI != nil {
 		attrs := src.pv.Spec.CSI.VolumeAttributes
