@@ -35,6 +35,7 @@ func TestDataOperations(t *testing.T) {
 	t.Run("runafter-require-follows-the-node", runAfterFollowsTheNode)
 	t.Run("exclusive-denied-then-admitted", exclusiveDeniedThenAdmitted)
 	t.Run("datamigrate-flips-the-dataset-phase", dataMigrateFlipsThePhase)
+	t.Run("datamigrate-block-decides-readers", dataMigrateBlockDecidesReaders)
 	t.Run("delete-running-releases-at-once", deleteReleasesAtOnce)
 	t.Run("thin-dataload-completes", thinDataLoadCompletes)
 }
