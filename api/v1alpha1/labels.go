@@ -52,6 +52,12 @@ const (
 	HostMountPathModeRandomSuffix = "random-suffix"
 	// AnnotationFilePrefetcherPrefix prefixes the file prefetcher's annotations.
 	AnnotationFilePrefetcherPrefix = "file-prefetcher.fluid.io/"
+	// AnnotationDataflowAffinityLabels on a data operation names, comma
+	// separated, node label keys to record in its status.nodeAffinity
+	// besides the node, region and zone, so that an operation after it
+	// (spec.runAfter.affinityStrategy) may require or prefer them, as
+	// Fluid's dataflow does.
+	AnnotationDataflowAffinityLabels = "affinity.dataflow.fluid.io/labels"
 	// AnnotationDatasetsInUse is set by the webhook to the sorted,
 	// comma-separated names of the datasets a Pod uses.
 	AnnotationDatasetsInUse = "fluid.io/datasets-in-use"

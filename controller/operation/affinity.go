@@ -1,6 +1,8 @@
 package operation
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -16,10 +18,11 @@ const (
 
 // nodeAffinityOf is where a pod ran, for the operations after it: one
 // required term matching the node by name (kubernetes.io/hostname), its
-// region and zone, and the value the node has of every label key the pod's
-// own node affinity named (a custom topology label the next operation may
-// require or prefer).
-func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node) *corev1.NodeAffinity {
+// region and zone, the value the node has of every label key in exposed
+// (the operation's affinity.dataflow.fluid.io/labels, dataflowLabels) and
+// of every key the pod's own node affinity named (a custom topology label
+// the next operation may require or prefer).
+func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node, exposed []string) *corev1.NodeAffinity {
 	in := func(key, value string) corev1.NodeSelectorRequirement {
 		return corev1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{value}}
 	}
@@ -33,6 +36,9 @@ func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node) *corev1.NodeAffinity {
 	}
 	add(labelRegion)
 	add(labelZone)
+	for _, key := range exposed {
+		add(key)
+	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 		for _, t := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
 			for _, e := range t.Preference.MatchExpressions {
@@ -52,15 +58,30 @@ func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node) *corev1.NodeAffinity {
 	}}
 }
 
+// dataflowLabels are the node label keys an operation's
+// affinity.dataflow.fluid.io/labels annotation names (comma separated,
+// blanks skipped).
+func dataflowLabels(annotations map[string]string) []string {
+	var out []string
+	for _, key := range strings.Split(annotations[datav1alpha1.AnnotationDataflowAffinityLabels], ",") {
+		if key = strings.TrimSpace(key); key != "" {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
 // affinityFor is the affinity an operation gets from the placement of the
 // one it follows (ran, its status.nodeAffinity), by its affinityStrategy:
 // Require adds the requirements on the keys of strategy.requires (default
 // the node), Prefer a preferred term per key of strategy.prefers (default
-// the node, weight 100); keys the earlier operation did not record are
-// skipped. Nil when there is nothing to add.
-func affinityFor(strategy datav1alpha1.AffinityStrategy, ran *corev1.NodeAffinity) *corev1.Affinity {
+// the node, weight 100). A preferred key the earlier operation did not
+// record is skipped, as Fluid does; a required one is returned in missing
+// (Fluid drops it, which would run the operation anywhere). Nil when there
+// is nothing to add, and when the earlier operation recorded no placement.
+func affinityFor(strategy datav1alpha1.AffinityStrategy, ran *corev1.NodeAffinity) (aff *corev1.Affinity, missing []string) {
 	if ran == nil || ran.RequiredDuringSchedulingIgnoredDuringExecution == nil || len(ran.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms) == 0 {
-		return nil
+		return nil, nil
 	}
 	recorded := map[string]corev1.NodeSelectorRequirement{}
 	for _, e := range ran.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions {
@@ -76,14 +97,16 @@ func affinityFor(strategy datav1alpha1.AffinityStrategy, ran *corev1.NodeAffinit
 		for _, r := range requires {
 			if e, ok := recorded[r.Name]; ok {
 				exprs = append(exprs, *e.DeepCopy())
+			} else {
+				missing = append(missing, r.Name)
 			}
 		}
-		if len(exprs) == 0 {
-			return nil
+		if len(missing) > 0 || len(exprs) == 0 {
+			return nil, missing
 		}
 		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: exprs}},
-		}}}
+		}}}, nil
 	case datav1alpha1.PreferAffinityStrategy:
 		prefers := strategy.Prefers
 		if len(prefers) == 0 {
@@ -98,9 +121,9 @@ func affinityFor(strategy datav1alpha1.AffinityStrategy, ran *corev1.NodeAffinit
 			}
 		}
 		if len(terms) == 0 {
-			return nil
+			return nil, nil
 		}
-		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}
+		return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: terms}}, nil
 	}
-	return nil
+	return nil, nil
 }

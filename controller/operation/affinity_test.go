@@ -35,10 +35,20 @@ func TestNodeAffinityOf(t *testing.T) {
 		}}},
 	}}}}
 	want := required(in(labelHostname, "node-1"), in(labelRegion, "region-1"), in(labelZone, "zone-a"), in("rack", "r7"))
-	if diff := cmp.Diff(want, nodeAffinityOf(pod, node)); diff != "" {
+	if diff := cmp.Diff(want, nodeAffinityOf(pod, node, nil)); diff != "" {
 		t.Fatalf("nodeAffinity (-want +got):\n%s", diff)
 	}
-	bare := nodeAffinityOf(&corev1.Pod{}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}})
+	// The operation's affinity.dataflow.fluid.io/labels name more keys;
+	// those the node lacks are not recorded.
+	exposed := dataflowLabels(map[string]string{datav1alpha1.AnnotationDataflowAffinityLabels: " unrelated,,gpu, "})
+	if diff := cmp.Diff([]string{"unrelated", "gpu"}, exposed); diff != "" {
+		t.Fatalf("dataflow labels (-want +got):\n%s", diff)
+	}
+	want = required(in(labelHostname, "node-1"), in(labelRegion, "region-1"), in(labelZone, "zone-a"), in("unrelated", "x"))
+	if diff := cmp.Diff(want, nodeAffinityOf(&corev1.Pod{}, node, exposed)); diff != "" {
+		t.Fatalf("nodeAffinity with dataflow labels (-want +got):\n%s", diff)
+	}
+	bare := nodeAffinityOf(&corev1.Pod{}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-2"}}, nil)
 	if diff := cmp.Diff(required(in(labelHostname, "node-2")), bare); diff != "" {
 		t.Fatalf("a node without topology labels (-want +got):\n%s", diff)
 	}
@@ -53,28 +63,35 @@ func TestAffinityFor(t *testing.T) {
 		strategy datav1alpha1.AffinityStrategy
 		ran      *corev1.NodeAffinity
 		want     *corev1.Affinity
+		missing  []string
 	}{
-		{"no policy", datav1alpha1.AffinityStrategy{}, ran, nil},
+		{"no policy", datav1alpha1.AffinityStrategy{}, ran, nil, nil},
 		{"Require defaults to the node", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.RequireAffinityStrategy}, ran,
-			&corev1.Affinity{NodeAffinity: required(in(labelHostname, "node-1"))}},
+			&corev1.Affinity{NodeAffinity: required(in(labelHostname, "node-1"))}, nil},
 		{"Require the zone and a custom label", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.RequireAffinityStrategy,
-			Requires: []datav1alpha1.Require{{Name: labelZone}, {Name: "rack"}, {Name: "not-recorded"}}}, ran,
-			&corev1.Affinity{NodeAffinity: required(in(labelZone, "zone-a"), in("rack", "r7"))}},
+			Requires: []datav1alpha1.Require{{Name: labelZone}, {Name: "rack"}}}, ran,
+			&corev1.Affinity{NodeAffinity: required(in(labelZone, "zone-a"), in("rack", "r7"))}, nil},
 		{"Require a key never recorded", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.RequireAffinityStrategy,
-			Requires: []datav1alpha1.Require{{Name: "not-recorded"}}}, ran, nil},
+			Requires: []datav1alpha1.Require{{Name: labelZone}, {Name: "not-recorded"}, {Name: "gpu"}}}, ran, nil, []string{"not-recorded", "gpu"}},
+		{"Prefer a key never recorded", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.PreferAffinityStrategy,
+			Prefers: []datav1alpha1.Prefer{{Name: "not-recorded", Weight: 5}}}, ran, nil, nil},
 		{"Prefer defaults to the node at 100", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.PreferAffinityStrategy}, ran,
 			&corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{
 				{Weight: 100, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in(labelHostname, "node-1")}}},
-			}}}},
+			}}}, nil},
 		{"Prefer weighted zone", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.PreferAffinityStrategy, Prefers: []datav1alpha1.Prefer{{Name: labelZone, Weight: 30}}}, ran,
 			&corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{
 				{Weight: 30, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{in(labelZone, "zone-a")}}},
-			}}}},
-		{"the earlier operation recorded nothing", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.RequireAffinityStrategy}, nil, nil},
+			}}}, nil},
+		{"the earlier operation recorded nothing", datav1alpha1.AffinityStrategy{Policy: datav1alpha1.RequireAffinityStrategy}, nil, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, affinityFor(tc.strategy, tc.ran)); diff != "" {
+			got, missing := affinityFor(tc.strategy, tc.ran)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Fatalf("affinity (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.missing, missing); diff != "" {
+				t.Fatalf("missing required keys (-want +got):\n%s", diff)
 			}
 		})
 	}

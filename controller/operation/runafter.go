@@ -3,6 +3,7 @@ package operation
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,7 +45,12 @@ func (r *Reconciler) waitRunAfter(ctx context.Context, s *scope) (ctrl.Result, b
 		placed = st
 	}
 	s.obs.runAfter = isFalse(ReasonRunAfterComplete, fmt.Sprintf("%s %s completed", ref.Kind, ref.Name))
-	s.request.Affinity = affinityFor(ref.AffinityStrategy, placed.NodeAffinity)
+	aff, missing := affinityFor(ref.AffinityStrategy, placed.NodeAffinity)
+	if len(missing) > 0 {
+		s.obs.failure = isTrue(ReasonInvalidSpec, notRecorded(ref, missing))
+		return ctrl.Result{}, false, nil
+	}
+	s.request.Affinity = aff
 	return ctrl.Result{}, true, nil
 }
 
@@ -80,4 +86,25 @@ func (r *Reconciler) precedingStatus(ctx context.Context, s *scope, field string
 	}
 	s.obs.runAfter = isTrue(ReasonRunAfterPending, fmt.Sprintf("%s: waiting for %s %s to complete (%s)", field, dep.Kind, dep.Name, phase))
 	return nil, ctrl.Result{RequeueAfter: waitRetry}, false, nil
+}
+
+// notRecorded says which node labels spec.runAfter.affinityStrategy
+// requires that the operation it depends on did not record where it ran,
+// and how to have them recorded.
+func notRecorded(ref *datav1alpha1.OperationRef, missing []string) string {
+	dep := ref.ObjectRef
+	if d := ref.AffinityStrategy.DependOn; d != nil {
+		dep = *d
+	}
+	return fmt.Sprintf("spec.runAfter.affinityStrategy.requires: %s %s did not record node label %s where it ran (it records %s, %s, %s, "+
+		"the keys its %s annotation names and those of its own node affinity, when its node has them), so this operation cannot be placed by it",
+		dep.Kind, dep.Name, strings.Join(quoted(missing), ", "), labelHostname, labelRegion, labelZone, datav1alpha1.AnnotationDataflowAffinityLabels)
+}
+
+func quoted(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }

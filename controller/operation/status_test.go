@@ -89,7 +89,7 @@ func TestOperationStatusRecords(t *testing.T) {
 
 	earlier, later := metav1.NewTime(now.Add(-time.Hour)), metav1.NewTime(now.Add(-time.Minute))
 	prev := &datav1alpha1.OperationStatus{LastScheduleTime: &later, LastSuccessfulTime: &earlier}
-	aff := nodeAffinityOf(&corev1.Pod{}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}})
+	aff := nodeAffinityOf(&corev1.Pod{}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}, nil)
 	got := operationStatus(prev, observations{now: now, lastSchedule: &earlier, lastSuccessful: &later, nodeAffinity: aff,
 		infos: map[string]string{datav1alpha1.BackupLocationPath: "pvc://backups/x"}})
 	if !got.LastScheduleTime.Equal(&later) || !got.LastSuccessfulTime.Equal(&later) {

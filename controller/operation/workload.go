@@ -75,7 +75,7 @@ func (r *Reconciler) observePlacement(ctx context.Context, s *scope, job *batchv
 	if !found {
 		node.Name = pod.Spec.NodeName // gone since: its name is all there is
 	}
-	s.obs.nodeAffinity = nodeAffinityOf(pod, node)
+	s.obs.nodeAffinity = nodeAffinityOf(pod, node, dataflowLabels(s.op.GetAnnotations()))
 	s.obs.infos = infosOf(s.op, node.Name)
 	return nil
 }
