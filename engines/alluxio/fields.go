@@ -99,4 +99,5 @@ func propertiesRow(path, note string) engines.Field {
 // classified per engine.
 var DatasetFields = engines.Fields{
 	engines.RefusedField("spec.owner", "Sluice's Alluxio engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+	engines.RefusedField("spec.dataRestoreLocation", "Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet (Fluid's Alluxio starts the master from the backup): the Dataset would start without its metadata; remove the field, and load the data again (DataLoad)"),
 }

@@ -127,10 +127,12 @@ func TestUserVolumesAreChecked(t *testing.T) {
 }
 
 // TestValuesRefuseDatasetFields: a Dataset owner (Fluid's FUSE uid and
-// gid) fails the runtime, naming the field.
+// gid) and a backup to restore from fail the runtime, naming the field.
 func TestValuesRefuseDatasetFields(t *testing.T) {
 	ds, rt := sample()
 	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
+	ds.Spec.DataRestoreLocation = &datav1alpha1.DataRestoreLocation{Path: "pvc://backups/imagenet"}
 	_, err := alluxio.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.owner: Sluice's Alluxio engine does not set the owner")
+	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.owner: Sluice's Alluxio engine does not set the owner",
+		"spec.dataRestoreLocation: Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet")
 }

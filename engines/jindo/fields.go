@@ -121,6 +121,7 @@ func replicasRow(component string) engines.Field {
 // classified per engine.
 var DatasetFields = engines.Fields{
 	engines.RefusedField("spec.owner", "Sluice's Jindo engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+	engines.RefusedField("spec.dataRestoreLocation", "Sluice's Jindo engine cannot restore a Dataset from a DataBackup (DataBackup is Alluxio's); remove the field"),
 }
 
 // userNameRE is what spec.user may be: a POSIX user name. The value

@@ -110,6 +110,8 @@ func TestValuesRefuseDatasetFields(t *testing.T) {
 	ds, rt := sample()
 	ds.Spec.Mounts = append(ds.Spec.Mounts, datav1alpha1.Mount{MountPoint: "juicefs:///other", Name: "other"})
 	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
+	ds.Spec.DataRestoreLocation = &datav1alpha1.DataRestoreLocation{Path: "pvc://backups/imagenet"}
 	_, err := juicefs.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume", "spec.owner: Sluice's JuiceFS engine does not set the owner")
+	enginetest.WantInvalid(t, err, "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume", "spec.owner: Sluice's JuiceFS engine does not set the owner",
+		"spec.dataRestoreLocation: Sluice's JuiceFS engine cannot restore a Dataset from a DataBackup")
 }
