@@ -164,10 +164,8 @@ func Holders(ds *datav1alpha1.Dataset) []Holder {
 	}
 	var out []Holder
 	for kind, names := range ds.Status.OperationRef {
-		for _, name := range strings.Split(names, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				out = append(out, Holder{Kind: kind, Name: name, Since: since[kind+"/"+name]})
-			}
+		for _, name := range datav1alpha1.SplitList(names) {
+			out = append(out, Holder{Kind: kind, Name: name, Since: since[kind+"/"+name]})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
@@ -180,7 +178,7 @@ func apply(ds *datav1alpha1.Dataset, req Request, stale []Holder, now time.Time)
 	for _, h := range stale {
 		Release(ds, h.Kind, h.Name)
 	}
-	names := splitNames(ds.Status.OperationRef[req.Kind])
+	names := datav1alpha1.SplitList(ds.Status.OperationRef[req.Kind])
 	if slices.Contains(names, req.Name) && len(stale) == 0 {
 		return false
 	}
@@ -199,7 +197,7 @@ func apply(ds *datav1alpha1.Dataset, req Request, stale []Holder, now time.Time)
 // the holder was there. The controller calls it when an operation finishes
 // or is deleted.
 func Release(ds *datav1alpha1.Dataset, kind, name string) bool {
-	names := splitNames(ds.Status.OperationRef[kind])
+	names := datav1alpha1.SplitList(ds.Status.OperationRef[kind])
 	i := slices.Index(names, name)
 	if i >= 0 {
 		names = slices.Delete(names, i, i+1)
@@ -214,14 +212,4 @@ func Release(ds *datav1alpha1.Dataset, kind, name string) bool {
 		return c.Kind == kind && c.Name == name
 	})
 	return i >= 0 || len(ds.Status.OperationClaims) != before
-}
-
-func splitNames(s string) []string {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -1,8 +1,6 @@
 package operation
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -62,13 +60,7 @@ func nodeAffinityOf(pod *corev1.Pod, node *corev1.Node, exposed []string) *corev
 // affinity.dataflow.fluid.io/labels annotation names (comma separated,
 // blanks skipped).
 func dataflowLabels(annotations map[string]string) []string {
-	var out []string
-	for _, key := range strings.Split(annotations[datav1alpha1.AnnotationDataflowAffinityLabels], ",") {
-		if key = strings.TrimSpace(key); key != "" {
-			out = append(out, key)
-		}
-	}
-	return out
+	return datav1alpha1.SplitList(annotations[datav1alpha1.AnnotationDataflowAffinityLabels])
 }
 
 // affinityFor is the affinity an operation gets from the placement of the

@@ -32,17 +32,5 @@ func tierPaths(obj client.Object, path string) []string {
 	if _, ok := obj.(*datav1alpha1.JuiceFSRuntime); ok {
 		path = strings.ReplaceAll(path, ":", ",")
 	}
-	return SplitList(path)
-}
-
-// SplitList splits a comma-separated list, trimming each entry and
-// leaving out empty ones.
-func SplitList(s string) []string {
-	out := []string{}
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return datav1alpha1.SplitList(path)
 }

@@ -51,7 +51,7 @@ func ThinOf(profile *datav1alpha1.ThinRuntimeProfile, rt *datav1alpha1.ThinRunti
 	f := &ThinFacts{Profile: rt.Spec.ProfileName, Allows: []string{}}
 	if profile != nil {
 		f.Exists = true
-		f.Allows = SplitList(profile.Annotations[datav1alpha1.AnnotationAllowOverrides])
+		f.Allows = datav1alpha1.SplitList(profile.Annotations[datav1alpha1.AnnotationAllowOverrides])
 	} else {
 		profile = &datav1alpha1.ThinRuntimeProfile{}
 	}

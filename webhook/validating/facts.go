@@ -107,11 +107,11 @@ type MountFacts struct {
 func levelFacts(ts datav1alpha1.TieredStore) []LevelFacts {
 	out := make([]LevelFacts, 0, len(ts.Levels))
 	for i, l := range ts.Levels {
-		lf := LevelFacts{Index: i, Medium: string(l.MediumType), Paths: guards.SplitList(l.Path), High: l.High, Low: l.Low, QuotaListBytes: []int64{}}
+		lf := LevelFacts{Index: i, Medium: string(l.MediumType), Paths: datav1alpha1.SplitList(l.Path), High: l.High, Low: l.Low, QuotaListBytes: []int64{}}
 		if l.Quota != nil {
 			lf.QuotaBytes = l.Quota.Value()
 		}
-		for j, q := range guards.SplitList(l.QuotaList) {
+		for j, q := range datav1alpha1.SplitList(l.QuotaList) {
 			v, err := resource.ParseQuantity(q)
 			if err != nil {
 				lf.QuotaField, lf.QuotaError = fmt.Sprintf("quotaList[%d]", j), fmt.Sprintf("%q is not a quantity: %v", q, err)
