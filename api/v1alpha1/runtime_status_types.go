@@ -161,4 +161,13 @@ type RuntimeStatus struct {
 	// ObservedGeneration is the generation the controller last acted on.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// HostPorts are the ports the runtime's components on the host network
+	// listen on, by component and port name ("master.rpc"): set in the
+	// spec, or allocated by the controller from its host port range
+	// (--runtime-node-port-range), which never hands a port recorded here
+	// to another runtime. Not in Fluid, which records them in the values
+	// ConfigMap.
+	// +optional
+	HostPorts map[string]int32 `json:"hostPorts,omitempty"`
 }
