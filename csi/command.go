@@ -43,6 +43,7 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
+			pruneUpdatedb(cfg)
 			if recovery > 0 {
 				go d.RunRecovery(ctx, recovery)
 			}
@@ -75,6 +76,25 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	fs.StringVar(&registrar.Dir, "registration-dir", "", "the kubelet's plugin registry (e.g. /var/lib/kubelet/plugins_registry): register there instead of through node-driver-registrar")
 	fs.StringVar(&registrar.Endpoint, "kubelet-endpoint", "/var/lib/kubelet/plugins/"+DriverName+"/csi.sock", "the CSI socket as the kubelet sees it, for registration")
 	fs.StringVar(&cfg.Version, "driver-version", "", "version reported by GetPluginInfo")
+	fs.StringVar(&cfg.PublishMethod, "node-publish-method", PublishBind, "how volumes whose PV does not set node_publish_method are published: bind (a bind mount), or symlink (a symbolic link to the FUSE mount, for volumes with no sub-path that are not read-only; the others are bind-mounted)")
+	fs.StringVar(&cfg.UpdatedbConf, "updatedb-conf", "", "the node's updatedb.conf (e.g. /host-etc/updatedb.conf): at start, add --prune-fs to its PRUNEFS and the FUSE root to its PRUNEPATHS, so that updatedb does not crawl datasets (\"\" leaves it alone)")
+	fs.StringSliceVar(&cfg.PruneFS, "prune-fs", DefaultPruneFS, "FUSE file-system types added to PRUNEFS (with --updatedb-conf)")
 	fs.StringVar(&health, "health-addr", "", "serve GET /healthz here (e.g. :9810), answering 200 only while the CSI endpoint answers Probe: the plugin container's liveness probe")
 	return cmd
+}
+
+// pruneUpdatedb applies --updatedb-conf; a file it cannot edit is logged,
+// and the plugin serves anyway: updatedb crawling FUSE mounts costs I/O,
+// not correctness.
+func pruneUpdatedb(cfg Config) {
+	if cfg.UpdatedbConf == "" {
+		return
+	}
+	log := ctrl.Log.WithName("csi-updatedb")
+	changed, err := PruneUpdatedb(cfg.UpdatedbConf, cfg.PruneFS, []string{cfg.FuseRoot})
+	if err != nil {
+		log.Error(err, "not editing updatedb.conf", "path", cfg.UpdatedbConf)
+		return
+	}
+	log.Info("updatedb.conf prunes the FUSE mounts", "path", cfg.UpdatedbConf, "changed", changed, "pruneFS", cfg.PruneFS, "prunePath", cfg.FuseRoot)
 }

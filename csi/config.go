@@ -44,6 +44,17 @@ type Config struct {
 	// refused, so a PV cannot make the plugin bind-mount another host
 	// directory into a Pod.
 	FuseRoot string
+	// PublishMethod is how NodePublishVolume publishes a volume whose
+	// attributes do not say (node_publish_method): PublishBind (the
+	// default) or PublishSymlink, where a link is safe (see bySymlink).
+	PublishMethod string
+	// UpdatedbConf is the node's updatedb.conf as the plugin sees it; when
+	// set, the plugin adds PruneFS and the FUSE root to its PRUNEFS and
+	// PRUNEPATHS at start (PruneUpdatedb), so that updatedb does not crawl
+	// datasets. "" leaves it alone.
+	UpdatedbConf string
+	// PruneFS are the FUSE file-system types added to PRUNEFS.
+	PruneFS []string
 }
 
 // DefaultFuseRoot is where the engines' FUSE programs mount datasets on
@@ -76,6 +87,9 @@ func (c *Config) defaults() {
 	if c.FuseRoot == "" {
 		c.FuseRoot = DefaultFuseRoot
 	}
+	if c.PublishMethod == "" {
+		c.PublishMethod = PublishBind
+	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 200 * time.Millisecond
 	}
@@ -97,6 +111,9 @@ func (c *Config) validate() error {
 	}
 	if !filepath.IsAbs(c.FuseRoot) || filepath.Clean(c.FuseRoot) != c.FuseRoot {
 		errs = append(errs, fmt.Errorf("the FUSE root %q must be a clean absolute path", c.FuseRoot))
+	}
+	if err := checkPublishMethod(c.PublishMethod); err != nil {
+		errs = append(errs, err)
 	}
 	if len(c.Name) > 63 {
 		errs = append(errs, fmt.Errorf("driver name %q is longer than 63 characters", c.Name))

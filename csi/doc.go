@@ -9,5 +9,10 @@
 // beneath the FUSE root, following no symbolic link, and that open directory
 // is bind-mounted (Mounter.BindDir), so the FUSE program's links never
 // decide what a Pod gets (audit N2). Other mount calls go through
-// k8s.io/mount-utils.
+// k8s.io/mount-utils. Fluid's knobs: a volume whose runtime names MountPod
+// in fluid.io/skip-check-mount-ready-target waits for its directory, not
+// for a FUSE mount (skipcheck.go); node_publish_method symlink (or
+// --node-publish-method) publishes by symbolic link where that is as safe
+// (symlink.go); --updatedb-conf keeps updatedb off the FUSE mounts
+// (updatedb.go).
 package csi

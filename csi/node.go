@@ -121,6 +121,11 @@ func (d *Driver) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolu
 		if err != nil {
 			return nil, status.Errorf(codes.Internal, "listing mounts: %v", err)
 		}
+		links, err := d.linksTo(st.FluidPath)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "listing symlink publishes: %v", err)
+		}
+		inUse = append(inUse, links...)
 		if len(inUse) > 0 {
 			return nil, status.Errorf(codes.FailedPrecondition, "volume %s is still bind-mounted at %v", id, inUse)
 		}
@@ -159,7 +164,7 @@ func (d *Driver) shouldClean(ctx context.Context, st stagedVolume) (bool, error)
 // a live FUSE mount, opens fluid_path[/fluid_sub_path] beneath the FUSE
 // root with no symbolic link followed (openSource: it must exist and be a
 // directory), and bind-mounts that open directory at the target, read-only
-// when asked.
+// when asked, or links the target to it (bySymlink).
 func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
 	id, target := req.GetVolumeId(), req.GetTargetPath()
 	switch {
@@ -189,14 +194,23 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	sub := cleanSubPath(vc[datav1alpha1.VolumeAttrSubPath])
 	source := filepath.Join(fluidPath, sub)
 	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY
+	symlink, err := d.bySymlink(vc, sub, readOnly)
+	if err != nil {
+		return nil, err
+	}
 	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
-		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey]}
+		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey], Symlink: symlink}
+	if linked, err := isSymlink(target); err != nil {
+		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
+	} else if linked {
+		return d.alreadyLinked(rec)
+	}
 	if mounted, err := d.isMountPoint(target); err != nil {
 		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
 	} else if mounted {
 		return d.alreadyPublished(rec)
 	}
-	if err := d.waitForFuse(ctx, fluidPath); err != nil {
+	if err := d.waitForMount(ctx, vc, fluidPath); err != nil {
 		return nil, err
 	}
 	dir, err := openSource(d.cfg.FuseRoot, fluidPath, sub)
@@ -204,6 +218,9 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 		return nil, sourceStatus(id, err)
 	}
 	defer dir.Close()
+	if symlink {
+		return d.link(rec)
+	}
 	if err := os.MkdirAll(target, 0o750); err != nil {
 		return nil, status.Errorf(codes.Internal, "creating %s: %v", target, err)
 	}
@@ -242,8 +259,13 @@ func (d *Driver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVo
 	return &csi.NodeUnpublishVolumeResponse{}, nil
 }
 
-// isMountPoint reports whether path is a mount point; a missing path is not.
+// isMountPoint reports whether path is a mount point; a missing path is
+// not, nor is a symbolic link (a symlink publish's target), which is never
+// followed: unmounting through it would unmount the FUSE mount itself.
 func (d *Driver) isMountPoint(path string) (bool, error) {
+	if linked, err := isSymlink(path); err != nil || linked {
+		return false, err
+	}
 	notMnt, err := d.cfg.Mounter.IsLikelyNotMountPoint(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

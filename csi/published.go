@@ -11,7 +11,7 @@ import (
 	"sort"
 )
 
-// published is a bind mount NodePublishVolume made, kept on disk so that
+// published is a bind mount (or symbolic link) NodePublishVolume made, kept on disk so that
 // the recovery loop can re-bind it after the FUSE behind it restarts, also
 // across restarts of the plugin.
 type published struct {
@@ -22,6 +22,9 @@ type published struct {
 	ReadOnly     bool   `json:"readOnly,omitempty"`
 	PodNamespace string `json:"podNamespace,omitempty"`
 	PodName      string `json:"podName,omitempty"`
+	// Symlink says the target is a symbolic link to Source (PublishSymlink):
+	// recovery leaves it alone, unpublishing removes the link.
+	Symlink bool `json:"symlink,omitempty"`
 }
 
 func (d *Driver) publishedPath(target string) string {

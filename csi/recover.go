@@ -52,6 +52,9 @@ func (d *Driver) Recover(ctx context.Context) int {
 		if ctx.Err() != nil {
 			return repaired
 		}
+		if p.Symlink {
+			continue // a link follows the FUSE by itself; there is no mount to re-bind
+		}
 		if _, err := os.Stat(p.Target); err == nil || !mount.IsCorruptedMnt(err) {
 			continue // healthy, or not ours to judge
 		}

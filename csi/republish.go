@@ -25,14 +25,14 @@ func (d *Driver) alreadyPublished(want published) (*csi.NodePublishVolumeRespons
 		return nil, status.Errorf(codes.Internal, "reading the record of %s: %v", want.Target, err)
 	}
 	if ok {
-		if had.VolumeID != want.VolumeID || had.Source != want.Source || had.ReadOnly != want.ReadOnly {
+		if had.VolumeID != want.VolumeID || had.Source != want.Source || had.ReadOnly != want.ReadOnly || had.Symlink != want.Symlink {
 			return nil, status.Errorf(codes.AlreadyExists,
 				"NodePublishVolume: %s already publishes volume %s from %s (read-only %v), not volume %s from %s (read-only %v)",
 				want.Target, had.VolumeID, had.Source, had.ReadOnly, want.VolumeID, want.Source, want.ReadOnly)
 		}
 		return &csi.NodePublishVolumeResponse{}, nil
 	}
-	if !d.publishes(want) {
+	if want.Symlink || !d.publishes(want) {
 		return nil, status.Errorf(codes.AlreadyExists,
 			"NodePublishVolume: %s is a mount point, but not of %s (volume %s), and Sluice has no record of publishing it",
 			want.Target, want.Source, want.VolumeID)
