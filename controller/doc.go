@@ -60,6 +60,15 @@
 //   - Guard policy data (trust/guardcheck.Checker): the policy data the
 //     guard rules read, reused for 5 s (MaxAge); a denial is confirmed with
 //     fresh data, so a stale copy can only delay a refusal by 5 s.
+//   - Host port allocation (hostports.Allocator, one shared by every
+//     runtime reconciler): per runtime with components on the host
+//     network, the ports it holds by name, loaded once from every
+//     runtime's status.hostPorts (read from the API server) before the
+//     first assignment; a runtime's entry goes when the runtime does.
+//     Bound: those runtimes. Without it (after a restart or on a new
+//     leader): rebuilt from the records, which are written before a
+//     release listening on the ports is rendered, so no port is handed out
+//     twice.
 //   - Failure counts (metrics.Failures): per runtime UID, the failed
 //     reconciles Fluid's metrics count; those of runtimes gone are dropped
 //     at each scrape.

@@ -13,13 +13,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/sluice-data/sluice/controller/cacheruntime"
+	"github.com/sluice-data/sluice/controller/hostports"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
 )
 
 // setupRuntimes registers one runtime reconciler per engine, named after
-// the runtime kind it serves (e.g. juicefsruntime).
-func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine, failures cacheruntime.FailureCounter, guard cacheruntime.Guard) error {
+// the runtime kind it serves (e.g. juicefsruntime); all share one host
+// port allocator, as their runtimes share the nodes' ports.
+func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, registry []engines.Engine, failures cacheruntime.FailureCounter, guard cacheruntime.Guard,
+	ports *hostports.Allocator) error {
 	c := mgr.GetClient()
 	for _, eng := range registry {
 		gvk, err := apiutil.GVKForObject(eng.NewObject(), mgr.GetScheme())
@@ -35,6 +38,7 @@ func setupRuntimes(mgr manager.Manager, o *Options, helmClients *helmClients, re
 			MetadataRefresh: o.MetadataRefresh,
 			FuseRecords:     o.FuseRecords,
 			Guard:           guard,
+			HostPorts:       ports,
 		}
 		if w, ok := eng.(engines.Watcher); ok {
 			for _, watch := range w.Watches(c) {

@@ -18,6 +18,7 @@ import (
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/controller/claimrelease"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/hostports"
 	"github.com/sluice-data/sluice/controller/metrics"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/internal/metricsauth"
@@ -77,6 +78,12 @@ type Options struct {
 	// deletion's cleanup (FUSE records, Dataset volumes, node labels); 0
 	// turns it off.
 	GCPeriod time.Duration
+	// HostPortRange is the range the ports of runtimes' components on the
+	// host network are allocated from (controller/hostports).
+	HostPortRange hostports.Range
+	// HostPorts, when set, is the host port allocator (tests read what it
+	// holds); nil builds one over HostPortRange.
+	HostPorts *hostports.Allocator
 	// Engines are the engines the controller runs, one runtime reconciler
 	// each, and the ones data operations run on: main.go passes
 	// registry.Default's; tests run the fake engine. Required.
@@ -87,7 +94,7 @@ type Options struct {
 func NewOptions() *Options {
 	return &Options{MetricsAddr: ":8080", ProbeAddr: ":8081", LeaderElect: true, ClaimGracePeriod: 30 * time.Second, CacheRefresh: 30 * time.Second,
 		MetadataRefresh: time.Hour, MetadataDeadline: time.Hour, ReleaseRetry: helm.DefaultRetryBase, GCPeriod: 10 * time.Minute,
-		Concurrency: 32, QPS: -1, Burst: 0}
+		Concurrency: 32, QPS: -1, Burst: 0, HostPortRange: hostports.DefaultRange}
 }
 
 // LeaderElectionID names the controller's leader-election lease.
@@ -139,7 +146,13 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	failures := &metrics.Failures{}
 	conflicts := &claim.PolicyTable{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	guard := &guardcheck.Checker{Data: conflicts.Data, Reader: live, MaxAge: 5 * time.Second}
-	if err := setupRuntimes(mgr, o, helmClients, registry, failures, guard); err != nil {
+	ports := o.HostPorts
+	if ports == nil {
+		// Read from the API server: the runtimes' records as the last
+		// leader left them.
+		ports = hostports.New(o.HostPortRange, hostports.Records(live))
+	}
+	if err := setupRuntimes(mgr, o, helmClients, registry, failures, guard, ports); err != nil {
 		return nil, err
 	}
 	if err := setupDatasets(mgr, registry); err != nil {

@@ -4,9 +4,10 @@
 // The contract is this package: Engine (engine.go), what every engine does
 // for a runtime, with the data operations it runs (operation.go) and how its
 // Datasets' usage is learnt (metadata.go); the optional interfaces only some
-// engines implement (Resolver, MountChecker, CacheFreer, Watcher, under one
-// heading in engine.go); the field tables (fields.go); and what engines and
-// the controller share about a runtime's cache and spec: its cache counters
+// engines implement (Resolver, MountChecker, CacheFreer, Watcher,
+// HostPorter, under one heading in engine.go); the field tables
+// (fields.go); and what engines and the controller share about a runtime's
+// cache and spec: its recorded host ports (hostports.go), its cache counters
 // rendered as status.cacheStates (cache.go, metrics.go, figures.go), host
 // cache directories (cachedirs.go), effective mounts (mounts.go), operation
 // labels, option layering and the checks of spec strings.

@@ -95,6 +95,20 @@ type Watcher interface {
 	Serves(rt datav1alpha1.RuntimeObject) bool
 }
 
+// HostPorter is implemented by engines whose components may run on the
+// host network (Alluxio, Jindo), where two runtimes' pods on one node
+// cannot listen on the same port. Before a reconcile renders the release,
+// the controller gives each port HostPorts names a number (a hand-set one
+// as it is, the others from its host port range, never one another
+// runtime holds) and records them in the runtime's status.hostPorts,
+// from which Values renders them (HostPortOf).
+type HostPorter interface {
+	// HostPorts are the ports rt's host-network components listen on, by
+	// "<component>.<port name>": the port the spec sets, or 0 for the
+	// controller to allocate. Components on the pod network have none.
+	HostPorts(rt client.Object) (map[string]int, error)
+}
+
 // Watch wakes the runtimes Map names when an Object of its kind changes.
 type Watch struct {
 	Object client.Object

@@ -24,6 +24,7 @@ import (
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
+	"github.com/sluice-data/sluice/controller/hostports"
 	"github.com/sluice-data/sluice/controller/internal/backoff"
 	"github.com/sluice-data/sluice/controller/internal/ownwrites"
 	"github.com/sluice-data/sluice/controller/volume"
@@ -70,6 +71,11 @@ type Reconciler struct {
 	// spec stored while the validating webhook was unreachable is refused
 	// (InvalidSpec) rather than deployed; nil judges nothing.
 	Guard Guard
+	// HostPorts allocates the ports of the runtimes' components on the
+	// host network (engines.HostPorter), one Allocator shared by every
+	// runtime kind's reconciler: the nodes' ports are shared. Nil
+	// allocates none: the engine's default ports are rendered.
+	HostPorts *hostports.Allocator
 	// Concurrency is how many runtimes reconcile at once (default 1).
 	Concurrency int
 	// Serves, when set, says which runtimes of the kind this reconciler
@@ -130,6 +136,9 @@ const (
 	waitRelease    = 15 * time.Second
 	waitWorkers    = 5 * time.Second
 	waitInUse      = 10 * time.Second
+	// waitHostPorts is when a runtime that found too few free host ports
+	// asks again.
+	waitHostPorts = 30 * time.Second
 )
 
 // scope is one reconcile: the runtime as read and everything the phases
@@ -169,6 +178,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err := r.Client.Get(ctx, req.NamespacedName, rt); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.Forget(req.NamespacedName)
+			r.releaseHostPorts(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -202,7 +212,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}
 	for _, phase := range []func(context.Context, *scope) (ctrl.Result, bool, error){
-		r.findDataset, r.resolveEngine, r.ensureRelease, r.observeWorkloads, r.ensureVolumes, r.bindDataset, r.labelCacheNodes, r.syncMetadata, r.readCacheStates,
+		r.findDataset, r.resolveEngine, r.ensureRelease, r.observeWorkloads, r.ensureVolumes, r.bindDataset, r.wrapClaim, r.labelCacheNodes, r.syncMetadata, r.readCacheStates,
 	} {
 		res, next, err := phase(ctx, s)
 		if err != nil || !next {

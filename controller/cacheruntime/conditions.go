@@ -63,6 +63,10 @@ const (
 	// ReasonReleaseConflict: a Helm release of the runtime's name exists of
 	// another chart (EngineInstalled=False); it is left alone.
 	ReasonReleaseConflict = "ReleaseConflict"
+	// ReasonHostPortsExhausted: the controller's host port range has too
+	// few free ports for the runtime's components on the host network
+	// (EngineInstalled=False); it asks again every 30 s.
+	ReasonHostPortsExhausted = "HostPortsExhausted"
 	// ReasonMastersReady: every desired master is ready.
 	ReasonMastersReady = "MastersReady"
 	// ReasonNoMasters: the engine runs no masters for this runtime.

@@ -68,9 +68,10 @@ func boundElsewhere(ds *datav1alpha1.Dataset, rt client.Object, runtimeType stri
 // the platform's policy data as it is then.
 const guardRetry = 10 * time.Second
 
-// resolveEngine settles this reconcile's engine and the release's values.
-// An engines.Resolver reads the objects the runtime depends on here, once;
-// the rest of the reconcile asks the engine it returned. An engine error
+// resolveEngine settles this reconcile's engine, the runtime's host ports
+// (assignHostPorts) and the release's values. An engines.Resolver reads
+// the objects the runtime depends on here, once; the rest of the reconcile
+// asks the engine it returned. An engine error
 // (engines.Error) stops the reconcile with its reason
 // (EngineInstalled=False).
 func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
@@ -98,11 +99,19 @@ func (r *Reconciler) resolveEngine(ctx context.Context, s *scope) (ctrl.Result, 
 	if err == nil {
 		err = refusedMountEdit(eng, s.ds, s.rt, r.Engine.Type())
 	}
+	if err == nil {
+		err = r.assignHostPorts(ctx, s, eng)
+	}
 	var values map[string]any
 	if err == nil {
 		values, err = eng.Values(s.ds, s.rt)
 	}
 	var engErr *engines.Error
+	if exhausted(err) {
+		// Ports come free as runtimes on the host network go.
+		s.obs.engine = &engineVerdict{reason: ReasonHostPortsExhausted, message: err.Error()}
+		return ctrl.Result{RequeueAfter: waitHostPorts}, false, nil
+	}
 	if errors.As(err, &engErr) {
 		s.obs.engine = &engineVerdict{reason: engErr.Reason, message: engErr.Error()}
 		return ctrl.Result{}, false, nil
@@ -350,6 +359,9 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 	if err := volume.DeleteDatasetVolumes(ctx, r.Client, r.Live, rt.GetNamespace(), rt.GetName()); err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.unwrapGone(ctx, rt); err != nil {
+		return ctrl.Result{}, err
+	}
 	if found != nil {
 		if err := r.writeDataset(ctx, found, func(ds *datav1alpha1.Dataset) datav1alpha1.DatasetStatus {
 			return unboundDatasetStatus(ds, rt, r.Engine.Type())
@@ -358,5 +370,9 @@ func (r *Reconciler) delete(ctx context.Context, s *scope) (ctrl.Result, error) 
 		}
 	}
 	controllerutil.RemoveFinalizer(rt, Finalizer)
-	return ctrl.Result{}, r.update(ctx, rt)
+	if err := r.update(ctx, rt); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.releaseHostPorts(client.ObjectKeyFromObject(rt))
+	return ctrl.Result{}, nil
 }

@@ -40,6 +40,8 @@ func TestSchemaRejectsWrongValues(t *testing.T) {
 			[]string{"/policies/modules", "notes.txt"}},
 		{"a resource quantity that is not one", `webhook: {resources: {limits: {memory: lots}}}`,
 			[]string{"/webhook/resources/limits/memory"}},
+		{"a host port range that is not first-last", `controller: {hostPortRange: "20000"}`,
+			[]string{"/controller/hostPortRange"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := dryRun(loadChart(t), parseValues(t, tc.values), namespace)
@@ -66,6 +68,7 @@ func TestSchemaAcceptsTheDocumentedValues(t *testing.T) {
 	for _, values := range []string{
 		`controller: {replicas: 1}`,
 		`controller: {replicas: 1, leaderElect: false}`,
+		`controller: {hostPortRange: 40000-40999}`,
 		`webhook: {replicas: 3, resources: {requests: {cpu: 200m, memory: 512Mi}, limits: {memory: 2Gi}}}`,
 		`image: {repository: registry.example.com/sluice, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}`,
 		`csi: {enabled: false}`,

@@ -1,0 +1,35 @@
+package hostports
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+)
+
+// HolderOf names the runtime rt of the runtime type typ.
+func HolderOf(typ string, rt client.Object) Holder {
+	return Holder{Type: typ, Namespace: rt.GetNamespace(), Name: rt.GetName()}
+}
+
+// Records is the Loader that lists every runtime kind through r (the API
+// server) and reads each runtime's status.hostPorts.
+func Records(r client.Reader) Loader {
+	return func(ctx context.Context) (map[Holder]map[string]int32, error) {
+		out := map[Holder]map[string]int32{}
+		for _, k := range datav1alpha1.RuntimeKinds() {
+			list, _ := datav1alpha1.NewRuntimeList(k.Kind)
+			if err := r.List(ctx, list); err != nil {
+				return nil, fmt.Errorf("listing %ss: %w", k.Kind, err)
+			}
+			for _, rt := range list.GetRuntimes() {
+				if ports := rt.GetRuntimeStatus().HostPorts; len(ports) > 0 {
+					out[HolderOf(k.Type, rt)] = ports
+				}
+			}
+		}
+		return out, nil
+	}
+}
