@@ -17,6 +17,9 @@ package controller
 // +kubebuilder:rbac:groups="",resources=persistentvolumes;persistentvolumeclaims,verbs=get;list;watch;create;delete
 // A PV created before it had one gets its nodeAffinity (the FUSE node selector) by a patch.
 // +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=patch
+// The PVC a ThinRuntime Dataset wraps gets (and loses) the wrap label by a patch
+// (controller/cacheruntime/wrap.go).
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 
