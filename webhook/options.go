@@ -3,6 +3,7 @@ package webhook
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,25 @@ type Options struct {
 	// in flight: longer than the Service takes to stop sending it
 	// connections.
 	ShutdownDelay time.Duration
+	// DisableInjection turns the mutating webhook's injection off for
+	// every Pod: the deny rules still judge each, and none is mutated. The
+	// environment variable DisableInjectionEnv ("true"), Fluid's, does the
+	// same and is read on every review, as Fluid reads it.
+	DisableInjection bool
+}
+
+// DisableInjectionEnv is Fluid's environment variable that turns the
+// mutating webhook's injection off (see Options.DisableInjection).
+const DisableInjectionEnv = "DISABLE_INJECTION"
+
+// InjectionDisabled says whether injection is off: by o.DisableInjection
+// or by DisableInjectionEnv set to a true value (strconv.ParseBool).
+func (o *Options) InjectionDisabled() bool {
+	if o.DisableInjection {
+		return true
+	}
+	on, err := strconv.ParseBool(os.Getenv(DisableInjectionEnv))
+	return err == nil && on
 }
 
 // DefaultGCPercent is the webhook's default GOGC. Admission latency matters
@@ -127,6 +147,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "PEM file of the CAs whose client certificates the webhook server requires of every caller (give the API server one in its --admission-control-config-file; see docs/install.md); a caller without one fails the TLS handshake; reread when it changes (empty: callers are not authenticated)")
 	fs.StringSliceVar(&o.ClientNames, "client-names", o.ClientNames, "with --client-ca-file, the only client certificate subjects accepted: a common name or DNS name (empty: any certificate the CAs signed)")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "on SIGTERM, how long to keep serving with /readyz failing before the listener closes and the requests in flight drain: longer than the Service takes to stop sending connections to a terminating Pod (give the Pod a terminationGracePeriodSeconds longer than this plus the webhooks' timeoutSeconds)")
+	fs.BoolVar(&o.DisableInjection, "disable-injection", o.DisableInjection, "turn injection off for every Pod (FUSE sidecars, data affinity, every mutation): Pods are judged by the policies' deny rules and admitted unmutated, those that asked for injection with a warning; the environment variable "+DisableInjectionEnv+"=true does the same")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
@@ -155,6 +176,11 @@ func (o *Options) Validate() error {
 	}
 	if len(o.PolicyNamespaces) == 0 {
 		return fmt.Errorf("--policy-namespaces needs at least one namespace")
+	}
+	if v, set := os.LookupEnv(DisableInjectionEnv); set && v != "" {
+		if _, err := strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("the environment variable %s=%q is not a boolean", DisableInjectionEnv, v)
+		}
 	}
 	if len(o.ClientNames) > 0 && o.ClientCAFile == "" {
 		return fmt.Errorf("--client-names needs --client-ca-file")

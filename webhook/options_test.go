@@ -85,3 +85,36 @@ func TestRequestLimitFitsAnUpdate(t *testing.T) {
 		t.Errorf("default --max-request-bytes %d: an UPDATE of a 1.5 MiB object does not fit", got)
 	}
 }
+
+// TestDisableInjectionOptions: --disable-injection, or Fluid's
+// DISABLE_INJECTION set to a true value, disables injection; a
+// DISABLE_INJECTION that is not a boolean stops the webhook at start.
+func TestDisableInjectionOptions(t *testing.T) {
+	for _, tt := range []struct {
+		flag, env string // --disable-injection, DISABLE_INJECTION
+		disabled  bool
+		invalid   bool
+	}{
+		{"false", "", false, false},
+		{"true", "", true, false},
+		{"false", "true", true, false},
+		{"false", "1", true, false},
+		{"true", "false", true, false},
+		{"false", "false", false, false},
+		{"false", "yes", false, true},
+	} {
+		t.Setenv(DisableInjectionEnv, tt.env)
+		o := NewOptions()
+		fs := pflag.NewFlagSet("webhook", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse([]string{"--disable-injection=" + tt.flag}); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.InjectionDisabled(); got != tt.disabled {
+			t.Errorf("--disable-injection=%s %s=%q: disabled %v, want %v", tt.flag, DisableInjectionEnv, tt.env, got, tt.disabled)
+		}
+		if err := o.Validate(); (err != nil) != tt.invalid {
+			t.Errorf("--disable-injection=%s %s=%q: Validate() = %v, want invalid %v", tt.flag, DisableInjectionEnv, tt.env, err, tt.invalid)
+		}
+	}
+}

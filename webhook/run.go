@@ -100,6 +100,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
 	mh.Pipeline.Gatherer.Records = o.FuseRecords
+	mh.InjectionDisabled = o.InjectionDisabled
 	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
 	drain := &drain{delay: o.ShutdownDelay}
 	mgr.GetWebhookServer().Register(mutating.Path, drain.serving(limitBody(wh, o.MaxRequestBytes)))

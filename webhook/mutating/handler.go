@@ -25,6 +25,10 @@ const Path = "/mutate-pods"
 // Handler answers Pod admission reviews with the Pipeline.
 type Handler struct {
 	Pipeline *Pipeline
+	// InjectionDisabled, when set and true, turns injection off for every
+	// Pod (Fluid's DISABLE_INJECTION): each is judged by the deny rules
+	// alone and admitted unmutated, as a Pod that opted out is.
+	InjectionDisabled func() bool
 }
 
 var _ admission.Handler = &Handler{}
@@ -66,6 +70,10 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 	}
 	// A skipped Pod is left unmutated, but the deny rules still judge it.
 	reason, skip := Skipped(pod)
+	disabled := !skip && h.InjectionDisabled != nil && h.InjectionDisabled()
+	if disabled {
+		reason, skip = InjectionDisabledReason, true
+	}
 	res, err := h.Pipeline.Mutate(ctx, Request{
 		Pod: pod, Operation: string(req.Operation), Namespace: req.Namespace,
 		User: req.UserInfo, DryRun: ptr.Deref(req.DryRun, false), CheckOnly: skip,
@@ -78,6 +86,8 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		return resp
 	case err != nil:
 		return h.failed(ctx, req, pod, err)
+	case disabled:
+		return disabledResponse(pod, res.Decision)
 	case skip:
 		return admission.Allowed(reason)
 	}
@@ -87,6 +97,27 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		resp.Patches = res.Patch
 		resp.PatchType = ptr.To(admissionv1.PatchTypeJSONPatch)
 	}
+	return resp
+}
+
+// InjectionDisabledReason is why a Pod is admitted unmutated while
+// injection is disabled cluster-wide.
+const InjectionDisabledReason = "injection is disabled cluster-wide (webhook --disable-injection or DISABLE_INJECTION)"
+
+// InjectionDisabledWarning is the warning of a Pod that asked for
+// injection, or that the policies would have mutated, admitted unmutated
+// because injection is disabled cluster-wide.
+const InjectionDisabledWarning = "sluice: " + InjectionDisabledReason + ": this Pod is admitted without the FUSE sidecar, data affinity or any other mutation Sluice would have made"
+
+// disabledResponse admits a Pod unmutated while injection is disabled,
+// warning its author when it asked for injection or when the policies
+// would have changed it, with the policies' own warnings.
+func disabledResponse(pod *corev1.Pod, d *decision.Mutating) admission.Response {
+	resp := admission.Allowed(InjectionDisabledReason)
+	if FailsClosed(pod) || !d.Empty() {
+		resp.Warnings = append(resp.Warnings, InjectionDisabledWarning)
+	}
+	resp.Warnings = append(resp.Warnings, d.Warnings...)
 	return resp
 }
 
