@@ -4,8 +4,15 @@
 # locality: node, zone, region), require them when labelled
 # fluid.io/dataset.<name>.sched=required, and require nodes where the
 # runtime's FUSE may run. Serverful Pods that use no dataset prefer nodes
-# without cache (on by default, as in Fluid). Required requirements are AND-ed into every existing
-# required term of the Pod by the Go mutator.
+# without cache (on by default, as in Fluid). The Go mutator ANDs the
+# required requirements (the FUSE nodeSelectors, and what modules add) into
+# every required term of the Pod, and the required terms (one per dataset
+# labelled sched=required) as one OR-ed choice, as Fluid does:
+#
+#   (T1 or … or Tn) and R1 and … and Rm and (D1 or … or Dk)
+#
+# with T the Pod's own terms, R the requirements and D the datasets' terms
+# (docs/policies.md, "Required data affinity across several datasets").
 package sluice.mutating
 
 import rego.v1
@@ -52,12 +59,20 @@ preferred_terms contains {"weight": loc.weight, "preference": {"matchExpressions
 	not constrained_key(req.key)
 }
 
-required_requirements contains req if {
+# One term per dataset labelled sched=required: the requirements of every
+# required locality of it (AND, as Fluid's docs say of several names). A
+# node must match one of these terms, not all: Fluid appends one term per
+# dataset, and Kubernetes ORs terms. A dataset with no known required
+# locality adds no term (and a warning, below).
+required_terms contains {"matchExpressions": reqs} if {
 	serverful
 	some v in input.datasetVolumes
 	input.pod.metadata.labels[v.dataset.labels.sched] == "required"
-	some name in data.sluice.config.mutating.affinity.required
-	some req in v.dataset.localities[name]
+	reqs := [req |
+		some name in data.sluice.config.mutating.affinity.required
+		some req in v.dataset.localities[name]
+	]
+	count(reqs) > 0
 }
 
 required_requirements contains {"key": key, "operator": "In", "values": [value]} if {

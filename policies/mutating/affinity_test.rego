@@ -14,11 +14,12 @@ test_serverful_pod_prefers_cache_nodes_with_tiered_locality if {
 		cache_pref("imagenet"),
 	}
 	d.affinity.required == set()
+	d.affinity.requiredTerms == set()
 }
 
 test_unlabelled_pod_gets_no_affinity_by_default if {
 	d := mutating.decision with input as input_for(plain_pod, one_volume(bound("imagenet")))
-	d.affinity == {"required": set(), "preferred": set()}
+	d.affinity == {"required": set(), "requiredTerms": set(), "preferred": set()}
 }
 
 test_all_dataset_pods_option_adds_affinity_without_label if {
@@ -27,18 +28,55 @@ test_all_dataset_pods_option_adds_affinity_without_label if {
 	cache_pref("imagenet") in d.affinity.preferred
 }
 
+cache_term(ds) := {"matchExpressions": [{"key": sprintf("fluid.io/s-team-a-%s", [ds]), "operator": "In", "values": ["true"]}]}
+
 test_sched_required_label_turns_preference_into_requirement if {
 	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
-	d.affinity.required == {{"key": "fluid.io/s-team-a-imagenet", "operator": "In", "values": ["true"]}}
+	d.affinity.requiredTerms == {cache_term("imagenet")}
+	d.affinity.required == set()
 	d.affinity.preferred == set()
+}
+
+two_volumes := [
+	{"volume": "a", "claim": "a", "dataset": bound("a")},
+	{"volume": "b", "claim": "b", "dataset": bound("b")},
+]
+
+# Fluid appends one required term per dataset, and Kubernetes ORs terms: a
+# node caching either dataset will do, not only one caching both.
+test_two_required_datasets_give_one_term_each if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.a.sched": "required", "fluid.io/dataset.b.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, two_volumes)
+	d.affinity.requiredTerms == {cache_term("a"), cache_term("b")}
+	d.affinity.required == set()
+	d.affinity.preferred == set()
+}
+
+test_only_the_labelled_dataset_is_required if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.b.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, two_volumes)
+	d.affinity.requiredTerms == {cache_term("b")}
+	cache_pref("a") in d.affinity.preferred
+	not cache_pref("b") in d.affinity.preferred
+}
+
+test_a_dataset_requiring_several_localities_needs_all_of_them if {
+	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.a.sched": "required", "fluid.io/dataset.b.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, two_volumes)
+		with data.sluice.config.mutating.affinity.required as ["fluid.io/node", "topology.kubernetes.io/zone"]
+	zone := {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}
+	d.affinity.requiredTerms == {
+		{"matchExpressions": array.concat(cache_term("a").matchExpressions, [zone])},
+		{"matchExpressions": array.concat(cache_term("b").matchExpressions, [zone])},
+	}
 }
 
 test_required_zone_locality_comes_from_cache_affinity if {
 	p := pod({"fuse.serverful.fluid.io/inject": "true", "fluid.io/dataset.imagenet.sched": "required"}, {})
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.affinity.required as ["topology.kubernetes.io/zone"]
-	d.affinity.required == {{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}}
+	d.affinity.requiredTerms == {{"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a"]}]}}
 }
 
 test_unknown_required_locality_warns if {
@@ -46,7 +84,13 @@ test_unknown_required_locality_warns if {
 	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
 		with data.sluice.config.mutating.affinity.required as ["example.com/rack"]
 	count(d.warnings) == 1
-	d.affinity.required == set()
+	d.affinity.requiredTerms == set()
+}
+
+test_sched_required_needs_a_serverful_pod if {
+	p := pod({"fluid.io/dataset.imagenet.sched": "required"}, {})
+	d := mutating.decision with input as input_for(p, one_volume(bound("imagenet")))
+	d.affinity.requiredTerms == set()
 }
 
 test_fuse_node_selector_becomes_required if {

@@ -63,6 +63,7 @@ decision := {
 	"warnings": warnings,
 	"affinity": {
 		"required": required_requirements,
+		"requiredTerms": required_terms,
 		"preferred": preferred_terms,
 	},
 	"mountPropagation": mount_propagation,

@@ -15,7 +15,7 @@ test_serverless_pod_gets_native_sidecar_and_rewrite if {
 	}}
 	d.volumeRewrites == {{"volume": "data", "hostPath": "/runtime-mnt/juicefs/team-a/imagenet/juicefs-fuse"}}
 	d.labels == {"done.sidecar.fluid.io/inject": "true"}
-	d.affinity == {"required": set(), "preferred": set()}
+	d.affinity == {"required": set(), "requiredTerms": set(), "preferred": set()}
 }
 
 # Audit N2: the sub-path never goes into the hostPath, which the container

@@ -22,6 +22,7 @@ func TestDecodeMutating(t *testing.T) {
 	d, err := DecodeMutating(parse(t, `{
 		"deny": [], "warnings": ["w"],
 		"affinity": {"required": [{"key": "k", "operator": "In", "values": ["true"]}],
+		             "requiredTerms": [{"matchExpressions": [{"key": "a", "operator": "In", "values": ["true"]}]}, {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}],
 		             "preferred": [{"weight": 50, "preference": {"matchExpressions": [{"key": "z", "operator": "Exists"}]}}]},
 		"mountPropagation": [{"volume": "data", "mode": "HostToContainer"}],
 		"annotations": {"a": "b"}, "labels": {},
@@ -36,6 +37,12 @@ func TestDecodeMutating(t *testing.T) {
 	}
 	if d.Affinity.Required[0].Key != "k" || d.Affinity.Preferred[0].Weight != 50 || d.Affinity.Preferred[0].Preference.MatchExpressions[0].Operator != corev1.NodeSelectorOpExists {
 		t.Errorf("affinity = %+v", d.Affinity)
+	}
+	if rt := d.Affinity.RequiredTerms; len(rt) != 2 || rt[0].MatchExpressions[0].Key != "a" || rt[1].MatchFields[0].Values[0] != "n1" {
+		t.Errorf("requiredTerms = %+v", rt)
+	}
+	if (&Mutating{Affinity: Affinity{RequiredTerms: d.Affinity.RequiredTerms}}).Empty() {
+		t.Error("a decision with only required terms reports Empty")
 	}
 	if d.Sidecars[0].Mode != NativeSidecar || !d.Sidecars[0].Unprivileged || d.Sidecars[0].ReadinessGate {
 		t.Errorf("sidecars = %+v", d.Sidecars)

@@ -51,11 +51,18 @@ type Denial struct {
 
 func (d Denial) String() string { return fmt.Sprintf("%s (rule %s)", d.Message, d.Rule) }
 
-// Affinity is node affinity for a Pod.
+// Affinity is node affinity for a Pod. The Pod's required node affinity
+// becomes (T1 or … or Tn) and R1 and … and Rm and (D1 or … or Dk): T its
+// own terms, R Required, D RequiredTerms.
 type Affinity struct {
 	// Required requirements all hold: each is AND-ed into every required
 	// node-selector term the Pod has (or into a new term if it has none).
 	Required []corev1.NodeSelectorRequirement `json:"required"`
+	// RequiredTerms are alternatives, of which a node matches at least one
+	// (one per dataset labelled fluid.io/dataset.<name>.sched=required, as
+	// Fluid appends them): each of the Pod's terms that matches none of
+	// them is replaced by its AND with each of them.
+	RequiredTerms []corev1.NodeSelectorTerm `json:"requiredTerms"`
 	// Preferred terms are added to the Pod's preferred node affinity.
 	Preferred []corev1.PreferredSchedulingTerm `json:"preferred"`
 }
@@ -123,7 +130,7 @@ type Sidecar struct {
 
 // Empty reports whether d changes nothing.
 func (d *Mutating) Empty() bool {
-	return len(d.Affinity.Required) == 0 && len(d.Affinity.Preferred) == 0 && len(d.MountPropagation) == 0 &&
+	return len(d.Affinity.Required) == 0 && len(d.Affinity.RequiredTerms) == 0 && len(d.Affinity.Preferred) == 0 && len(d.MountPropagation) == 0 &&
 		len(d.Annotations) == 0 && len(d.Labels) == 0 && len(d.VolumeRewrites) == 0 && len(d.Sidecars) == 0 &&
 		len(d.AppPostStart) == 0
 }

@@ -26,6 +26,13 @@ func DecodeMutating(v ast.Value) (*Mutating, error) {
 				switch k {
 				case "required":
 					return true, d.requirements(e, &out.Affinity.Required)
+				case "requiredTerms":
+					return true, d.list(e, func(_ int, e ast.Value) error {
+						var t corev1.NodeSelectorTerm
+						err := d.term(e, &t)
+						out.Affinity.RequiredTerms = append(out.Affinity.RequiredTerms, t)
+						return err
+					})
 				case "preferred":
 					return true, d.list(e, func(_ int, e ast.Value) error {
 						var p corev1.PreferredSchedulingTerm

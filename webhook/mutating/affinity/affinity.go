@@ -23,9 +23,12 @@ func (Mutator) Mutate(pod *corev1.Pod, d *decision.Mutating, _ []snapshot.Datase
 	return nil
 }
 
-// Merge merges a into the Pod's node affinity.
+// Merge merges a into the Pod's node affinity. The required terms become
+// (T1 or … or Tn) and (D1 or … or Dk) and R1 and … and Rm, with T the
+// Pod's terms, D a.RequiredTerms and R a.Required: a term's own
+// requirements are kept in every term made from it.
 func Merge(pod *corev1.Pod, a decision.Affinity) {
-	if len(a.Required) == 0 && len(a.Preferred) == 0 {
+	if len(a.Required) == 0 && len(a.RequiredTerms) == 0 && len(a.Preferred) == 0 {
 		return
 	}
 	if pod.Spec.Affinity == nil {
@@ -35,6 +38,9 @@ func Merge(pod *corev1.Pod, a decision.Affinity) {
 		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
 	}
 	na := pod.Spec.Affinity.NodeAffinity
+	if len(a.RequiredTerms) > 0 {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = andOneOf(na.RequiredDuringSchedulingIgnoredDuringExecution, a.RequiredTerms)
+	}
 	if len(a.Required) > 0 {
 		na.RequiredDuringSchedulingIgnoredDuringExecution = andRequirements(na.RequiredDuringSchedulingIgnoredDuringExecution, a.Required)
 	}

@@ -60,6 +60,67 @@ func TestMergeRequired(t *testing.T) {
 	}
 }
 
+// TestMergeRequiredTerms: the decision's required terms are alternatives
+// (Fluid appends one term per dataset, and Kubernetes ORs terms), AND-ed
+// with the Pod's own terms by distribution, and with the required
+// requirements in every resulting term.
+func TestMergeRequiredTerms(t *testing.T) {
+	a, b := req("fluid.io/s-ns-a", "true"), req("fluid.io/s-ns-b", "true")
+	gpu, fuse, zone := req("gpu", "a100"), req("fuse", "true"), req("zone", "z1")
+	name := corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{req("metadata.name", "n1")}}
+	tests := []struct {
+		name  string
+		pod   *corev1.Pod                      // the Pod before
+		terms []corev1.NodeSelectorTerm        // decision: one of these
+		reqs  []corev1.NodeSelectorRequirement // decision: all of these
+		want  []corev1.NodeSelectorTerm        // the Pod's required terms after
+	}{
+		{"no affinity: one term per dataset (a OR b)", podWithRequired(), []corev1.NodeSelectorTerm{term(a), term(b)}, nil,
+			[]corev1.NodeSelectorTerm{term(a), term(b)}},
+		{"requirements go into every term: (a OR b) AND fuse", podWithRequired(), []corev1.NodeSelectorTerm{term(a), term(b)}, []corev1.NodeSelectorRequirement{fuse},
+			[]corev1.NodeSelectorTerm{term(a, fuse), term(b, fuse)}},
+		{"user terms are distributed: (gpu OR zone) AND (a OR b)", podWithRequired(term(gpu), term(zone)), []corev1.NodeSelectorTerm{term(a), term(b)}, nil,
+			[]corev1.NodeSelectorTerm{term(gpu, a), term(gpu, b), term(zone, a), term(zone, b)}},
+		{"a user term that already requires one dataset is kept", podWithRequired(term(gpu, b), term(zone)), []corev1.NodeSelectorTerm{term(a), term(b)}, nil,
+			[]corev1.NodeSelectorTerm{term(gpu, b), term(zone, a), term(zone, b)}},
+		{"a dataset term of several requirements is one alternative", podWithRequired(term(gpu)), []corev1.NodeSelectorTerm{term(a, zone)}, nil,
+			[]corev1.NodeSelectorTerm{term(gpu, a, zone)}},
+		{"a matchFields term keeps its fields in each product", podWithRequired(name), []corev1.NodeSelectorTerm{term(a), term(b)}, nil,
+			[]corev1.NodeSelectorTerm{{MatchFields: name.MatchFields, MatchExpressions: []corev1.NodeSelectorRequirement{a}},
+				{MatchFields: name.MatchFields, MatchExpressions: []corev1.NodeSelectorRequirement{b}}}},
+		{"empty user terms match nothing and are dropped", podWithRequired(term(), term(gpu)), []corev1.NodeSelectorTerm{term(a)}, nil,
+			[]corev1.NodeSelectorTerm{term(gpu, a)}},
+		{"only empty user terms: the alternatives replace them, as in Fluid", podWithRequired(term()), []corev1.NodeSelectorTerm{term(a), term(b)}, nil,
+			[]corev1.NodeSelectorTerm{term(a), term(b)}},
+		{"an empty alternative is ignored", podWithRequired(term(gpu)), []corev1.NodeSelectorTerm{term(), term(a)}, nil,
+			[]corev1.NodeSelectorTerm{term(gpu, a)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := decision.Affinity{RequiredTerms: tt.terms, Required: tt.reqs}
+			Merge(tt.pod, d)
+			got := tt.pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("required terms (-want +got):\n%s", diff)
+			}
+			before := tt.pod.DeepCopy()
+			Merge(tt.pod, d)
+			if diff := cmp.Diff(before, tt.pod); diff != "" {
+				t.Fatalf("second merge changed the Pod:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMergeOnlyEmptyAlternativesLeavesPodAlone(t *testing.T) {
+	p := podWithRequired(term(req("gpu", "a100")))
+	before := p.DeepCopy()
+	Merge(p, decision.Affinity{RequiredTerms: []corev1.NodeSelectorTerm{term()}})
+	if diff := cmp.Diff(before, p); diff != "" {
+		t.Fatalf("an empty alternative changed the Pod:\n%s", diff)
+	}
+}
+
 func TestMergePreferredKeepsUserTerms(t *testing.T) {
 	user := corev1.PreferredSchedulingTerm{Weight: 5, Preference: term(req("disk", "ssd"))}
 	ours := corev1.PreferredSchedulingTerm{Weight: 100, Preference: term(req("fluid.io/s-ns-a", "true"))}
