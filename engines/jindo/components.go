@@ -31,7 +31,7 @@ var reservedLabels = []string{
 // masterOf configures the masters: one, or three for Raft HA.
 func masterOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) (master, error) {
 	spec := rt.Spec.Master
-	m := master{Replicas: 1, RPCPort: DefaultMasterRPCPort}
+	m := master{Replicas: 1, RPCPort: hostPort(rt, "master.rpc", DefaultMasterRPCPort)}
 	p, err := podOf(ds, rt, "spec.master", !spec.Disabled, spec.Resources, spec.Env, spec.NodeSelector, spec.Tolerations,
 		spec.Labels, spec.PodMetadata, spec.VolumeMounts, spec.ImagePullSecrets)
 	if err != nil || !p.Enabled {
@@ -41,7 +41,7 @@ func masterOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) (master, 
 	switch spec.Replicas {
 	case 0, 1:
 	case 3:
-		m.Replicas, m.RaftPort = 3, DefaultRaftPort
+		m.Replicas, m.RaftPort = 3, hostPort(rt, "master.raft", DefaultRaftPort)
 	default:
 		return master{}, engines.Invalid("spec.master.replicas is %d; JindoCache runs 1 master or 3 (Raft HA)", spec.Replicas)
 	}
@@ -73,7 +73,7 @@ func workerOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime) (worker, 
 	if err != nil {
 		return worker{}, err
 	}
-	w := worker{pod: p, Replicas: rt.Spec.Replicas, RPCPort: DefaultWorkerRPCPort}
+	w := worker{pod: p, Replicas: rt.Spec.Replicas, RPCPort: hostPort(rt, "worker.rpc", DefaultWorkerRPCPort)}
 	return w, setPorts("spec.worker.ports", spec.Ports, map[string]*int{"rpc": &w.RPCPort})
 }
 

@@ -122,7 +122,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 		MountsDigest: engines.MountsDigest(ds),
 		Image:        imageOf(defaultImage, rt.Spec.JindoVersion),
 		FuseImage:    imageOf(defaultFuseImage, datav1alpha1.VersionSpec{Image: rt.Spec.Fuse.Image, ImageTag: rt.Spec.Fuse.ImageTag, ImagePullPolicy: rt.Spec.Fuse.ImagePullPolicy}),
-		HostNetwork:  rt.Spec.NetworkMode != datav1alpha1.ContainerNetworkMode,
+		HostNetwork:  hostNetwork(rt),
 		Volumes:      rt.Spec.Volumes, User: rt.Spec.User,
 		Master: p.master, Worker: p.worker, Fuse: f,
 		Tiers: p.cache.Tiers, UFSVolumes: u.Volumes, Credentials: cr.Volume, Config: cfg,
