@@ -233,6 +233,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 		FluidPath: fuse.Path, MountType: fuse.MountType, ClaimUID: pvc.UID,
 		RuntimeName: s.rt.GetName(), RuntimeNamespace: s.rt.GetNamespace(), CleanPolicy: string(fuse.CleanPolicy),
 		FuseNodeSelector: s.rt.GetFuseNodeSelector(), Name: volume.ClaimedName(s.ds, pvc),
+		SkipCheckMountReadyTarget: s.rt.GetAnnotations()[datav1alpha1.AnnotationSkipCheckMountReadyTarget],
 	})
 	if err != nil {
 		return ctrl.Result{}, false, err

@@ -48,6 +48,11 @@ type Spec struct {
 	// Name is the PV's name and volume handle; "" is Name(ds). An existing
 	// PVC's PV is ClaimedName's.
 	Name string
+	// SkipCheckMountReadyTarget is the runtime's annotation
+	// fluid.io/skip-check-mount-ready-target, copied as it is to the PV's
+	// attribute of that name (as Fluid does), where the CSI plugin reads
+	// it; "" sets none.
+	SkipCheckMountReadyTarget string
 }
 
 // NodeAffinity is a dataset PV's nodeAffinity for the runtime's FUSE node
@@ -149,6 +154,18 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 	if name == "" {
 		name = Name(ds)
 	}
+	attrs := map[string]string{
+		datav1alpha1.VolumeAttrFluidPath:        s.FluidPath,
+		datav1alpha1.VolumeAttrMountType:        s.MountType,
+		datav1alpha1.VolumeAttrSubPath:          s.SubPath,
+		datav1alpha1.VolumeAttrRuntimeNamespace: s.RuntimeNamespace,
+		datav1alpha1.VolumeAttrRuntimeName:      s.RuntimeName,
+		datav1alpha1.VolumeAttrNodeSelectorKey:  fuseKey,
+		datav1alpha1.VolumeAttrFuseCleanPolicy:  s.CleanPolicy,
+	}
+	if s.SkipCheckMountReadyTarget != "" {
+		attrs[datav1alpha1.AnnotationSkipCheckMountReadyTarget] = s.SkipCheckMountReadyTarget
+	}
 	return &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: Labels(ds), Annotations: map[string]string{datav1alpha1.AnnotationCreatedBy: createdBy}},
 		Spec: corev1.PersistentVolumeSpec{
@@ -159,16 +176,7 @@ func PV(ds *datav1alpha1.Dataset, s Spec) (*corev1.PersistentVolume, error) {
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ds.Namespace, Name: ds.Name, UID: s.ClaimUID},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
-				Driver: datav1alpha1.CSIDriverName, VolumeHandle: name,
-				VolumeAttributes: map[string]string{
-					datav1alpha1.VolumeAttrFluidPath:        s.FluidPath,
-					datav1alpha1.VolumeAttrMountType:        s.MountType,
-					datav1alpha1.VolumeAttrSubPath:          s.SubPath,
-					datav1alpha1.VolumeAttrRuntimeNamespace: s.RuntimeNamespace,
-					datav1alpha1.VolumeAttrRuntimeName:      s.RuntimeName,
-					datav1alpha1.VolumeAttrNodeSelectorKey:  fuseKey,
-					datav1alpha1.VolumeAttrFuseCleanPolicy:  s.CleanPolicy,
-				},
+				Driver: datav1alpha1.CSIDriverName, VolumeHandle: name, VolumeAttributes: attrs,
 			}},
 		},
 	}, nil
