@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/controller/hostports"
 	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/tests/support/testenv"
@@ -37,6 +38,10 @@ const gcPeriod = time.Second
 // fuseRecords is the controller's namespace for its FUSE records here.
 const fuseRecords = "sluice-records"
 
+// hostPorts is the controller's host port allocator, whose holdings the
+// tests read.
+var hostPorts *hostports.Allocator
+
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	os.Exit(testenv.MainWith(m, &env, testenv.Options{}, func(ctx context.Context, e *testenv.Env) error {
@@ -53,6 +58,8 @@ func TestMain(m *testing.M) {
 			return err
 		}
 		o.FuseRecords = fuseRecords
+		hostPorts = hostports.New(o.HostPortRange, hostports.Records(e.Client))
+		o.HostPorts = hostPorts
 		// The controller judges runtimes with the platform's guards (issue
 		// 30 item 6). These tests mount a CA bundle or an extra volume into
 		// the FUSE container, as a platform that allows it would.
