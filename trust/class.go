@@ -26,7 +26,9 @@ const (
 	// controller's to write.
 	PlatformOwned Class = "platform-owned"
 	// Refused: the engine serving the kind refuses the field (its field
-	// table), at admission and at reconcile, so it reaches nothing.
+	// table), at admission and at reconcile, so it reaches nothing; or the
+	// kind is one Sluice serves but refuses (datav1alpha1.RefusedKinds),
+	// whose CRD admits no object.
 	Refused Class = "refused"
 )
 

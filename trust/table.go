@@ -29,7 +29,22 @@ var Table = []Section{
 		safe("spec.dataset", "the Dataset backed up, in the operation's namespace"),
 	}},
 	{Kinds: []string{"DataProcess"}, Rows: dataprocessRows},
+	{Kinds: datav1alpha1.RefusedKinds(), Rows: []Row{
+		refused("spec", refusedNote),
+		platform("status", "no controller writes or reads it: no object of the kind is admitted"),
+	}},
+	// CacheRuntimeClass has no spec: its fields are at the top.
+	{Kinds: []string{"CacheRuntimeClass"}, Rows: []Row{
+		refused("fileSystemType", refusedNote),
+		refused("topology", refusedNote),
+		refused("extraResources", refusedNote),
+		refused("dataOperationSpecs", refusedNote),
+	}},
 }
+
+// refusedNote is why a field of a kind Sluice serves but refuses
+// (datav1alpha1.RefusedKinds) reaches nothing.
+const refusedNote = "the kind is served with Fluid's schema but refused: its CRD refuses every create and every change, and no controller reads it"
 
 const statusNote = "written by the controller through the status subresource; the chart's roles grant namespace users no status rights"
 
@@ -255,6 +270,8 @@ var dataprocessRows = []Row{
 func safe(path, note string) Row { return Row{Path: path, Class: TenantSafe, Note: note} }
 
 func platform(path, note string) Row { return Row{Path: path, Class: PlatformOwned, Note: note} }
+
+func refused(path, note string) Row { return Row{Path: path, Class: Refused, Note: note} }
 
 func guarded(path, rule, note string) Row {
 	return Row{Path: path, Class: Guarded, Rule: rule, Note: note}

@@ -32,9 +32,10 @@ func TestANewFieldFailsTheCheck(t *testing.T) {
 	fields := trust.AllFields()
 	fields["JuiceFSRuntime"] = append(slices.Clone(fields["JuiceFSRuntime"]), "spec.fuse.startupProbe")
 	fields["ThinRuntime"] = append(slices.Clone(fields["ThinRuntime"]), "spec.worker.lifecycle")
-	fields["EFCRuntime"] = []string{"spec.fuse.env"}
+	fields["GooseFSRuntime"] = []string{"spec.fuse.env"}
+	fields["CacheRuntimeClass"] = append(slices.Clone(fields["CacheRuntimeClass"]), "scheduling")
 	got := trust.Unclassified(fields)
-	want := []string{"EFCRuntime spec.fuse.env", "JuiceFSRuntime spec.fuse.startupProbe", "ThinRuntime spec.worker.lifecycle"}
+	want := []string{"CacheRuntimeClass scheduling", "GooseFSRuntime spec.fuse.env", "JuiceFSRuntime spec.fuse.startupProbe", "ThinRuntime spec.worker.lifecycle"}
 	if !slices.Equal(got, want) {
 		t.Errorf("unclassified %q, want %q", got, want)
 	}

@@ -14,14 +14,15 @@ import (
 // another package (corev1.Volume, resource.Quantity) is one field.
 var apiPkg = reflect.TypeFor[datav1alpha1.Dataset]().PkgPath()
 
-// Kinds are the kinds of data.fluid.io/v1alpha1 the scheme serves (list
-// kinds left out), each with the Go type of its object.
+// Kinds are the kinds of data.fluid.io/v1alpha1 the scheme serves, each
+// with the Go type of its object: list kinds, and the option kinds
+// (ListOptions, ...) the scheme registers in every group, are left out.
 func Kinds() map[string]reflect.Type { return kinds() }
 
 var kinds = sync.OnceValue(func() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for gvk, t := range scheme.New().AllKnownTypes() {
-		if gvk.GroupVersion() != datav1alpha1.GroupVersion || strings.HasSuffix(gvk.Kind, "List") {
+		if gvk.GroupVersion() != datav1alpha1.GroupVersion || strings.HasSuffix(gvk.Kind, "List") || t.PkgPath() != apiPkg {
 			continue
 		}
 		out[gvk.Kind] = t
@@ -40,19 +41,26 @@ func KindNames() []string {
 }
 
 // Paths are the field paths of an object of type t: every field under
-// spec, in field-table syntax ("[]" for each element of a list of
-// api/v1alpha1 structs), stopping at types of other packages, maps and
-// lists of anything else; and status as one field (the controller's).
+// spec, or at the top of a kind without one (CacheRuntimeClass), in
+// field-table syntax ("[]" for each element of a list of api/v1alpha1
+// structs), stopping at types of other packages, maps and lists of anything
+// else; and status as one field (the controller's). apiVersion, kind and
+// metadata are left out.
 func Paths(t reflect.Type) []string {
 	var out []string
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if f, ok := t.FieldByName("Spec"); ok {
-		walk(f.Type, "spec", &out)
-	}
-	if _, ok := t.FieldByName("Status"); ok {
-		out = append(out, "status")
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous || tag == "-" || tag == "metadata" || !f.IsExported():
+		case tag == "status":
+			out = append(out, "status")
+		default:
+			walk(f.Type, tag, &out)
+		}
 	}
 	return out
 }

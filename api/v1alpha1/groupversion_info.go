@@ -36,6 +36,11 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&DataMigrate{}, &DataMigrateList{},
 		&DataBackup{}, &DataBackupList{},
 		&DataProcess{}, &DataProcessList{},
+		// Served with Fluid's schema, refused (refused_kinds.go).
+		&EFCRuntime{}, &EFCRuntimeList{},
+		&VineyardRuntime{}, &VineyardRuntimeList{},
+		&CacheRuntime{}, &CacheRuntimeList{},
+		&CacheRuntimeClass{}, &CacheRuntimeClassList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

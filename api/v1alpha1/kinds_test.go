@@ -9,12 +9,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// otherKinds are the registered kinds that are neither runtime kinds,
+// data-operation kinds nor refused kinds.
+var otherKinds = []string{"Dataset", "ThinRuntimeProfile"}
+
 // TestSchemeKindsAreInTheTables: every kind the scheme registers that is
 // a runtime kind (named *Runtime, or a RuntimeObject) or a data-operation
 // kind (named Data* other than Dataset, or an OperationObject) is in its
-// table, whose constructors make objects and lists of that kind; and
-// every kind of the tables is registered. A new kind cannot be left out
-// of NewRuntime, NewOperation and the code built on them.
+// table, whose constructors make objects and lists of that kind, unless it
+// is a kind Sluice serves but refuses (RefusedKinds), which is in neither
+// table; every kind of the tables is registered; and every registered kind
+// is in one of the tables, RefusedKinds or otherKinds. A new kind cannot be
+// left out of NewRuntime, NewOperation and the code built on them, nor
+// slip into them by its name when it is refused.
 func TestSchemeKindsAreInTheTables(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := AddToScheme(s); err != nil {
@@ -23,12 +30,28 @@ func TestSchemeKindsAreInTheTables(t *testing.T) {
 	known := s.KnownTypes(GroupVersion)
 	runtimeType := reflect.TypeFor[RuntimeObject]()
 	operationType := reflect.TypeFor[OperationObject]()
-	runtimes, operations := map[string]bool{}, map[string]bool{}
+	runtimes, operations, refused := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for kind, typ := range known {
 		if strings.HasSuffix(kind, "List") || typ.PkgPath() != reflect.TypeFor[Dataset]().PkgPath() {
 			continue
 		}
 		ptr := reflect.PointerTo(typ)
+		if slices.Contains(RefusedKinds(), kind) {
+			refused[kind] = true
+			_, isRuntime := NewRuntime(kind)
+			_, isOperation := NewOperation(kind)
+			if isRuntime || isOperation || ptr.Implements(runtimeType) || ptr.Implements(operationType) {
+				t.Errorf("%s is refused (refused_kinds.go) but is in a table, or implements RuntimeObject or OperationObject", kind)
+			}
+			if _, ok := known[kind+"List"]; !ok {
+				t.Errorf("refused kind %s has no %sList", kind, kind)
+			}
+			continue
+		}
+		if !slices.Contains(otherKinds, kind) && !strings.HasSuffix(kind, "Runtime") && !strings.HasPrefix(kind, "Data") &&
+			!ptr.Implements(runtimeType) && !ptr.Implements(operationType) {
+			t.Errorf("%s is in no table: add it to runtime_kinds.go, operation_object.go or refused_kinds.go, or to otherKinds here", kind)
+		}
 		if strings.HasSuffix(kind, "Runtime") || ptr.Implements(runtimeType) {
 			runtimes[kind] = true
 			obj, ok := NewRuntime(kind)
@@ -86,5 +109,27 @@ func TestSchemeKindsAreInTheTables(t *testing.T) {
 	}
 	if len(OperationKinds()) != len(operations) {
 		t.Errorf("the table lists %d operation kinds, the scheme %d", len(OperationKinds()), len(operations))
+	}
+	for _, k := range RefusedKinds() {
+		if !refused[k] {
+			t.Errorf("the refused kind %s is not registered", k)
+		}
+	}
+	if !slices.IsSorted(RefusedKinds()) {
+		t.Errorf("RefusedKinds() are not sorted: %v", RefusedKinds())
+	}
+	for _, k := range otherKinds {
+		if known[k] == nil {
+			t.Errorf("%s of otherKinds is not registered", k)
+		}
+	}
+}
+
+// TestRefusedMessageNamesTheRuntimes: the refusal names the runtime kinds
+// Sluice does run, as a sentence.
+func TestRefusedMessageNamesTheRuntimes(t *testing.T) {
+	want := "EFCRuntime is not supported by Sluice yet: Sluice runs AlluxioRuntime, JindoRuntime, JuiceFSRuntime and ThinRuntime (docs/compatibility.md)"
+	if got := RefusedMessage("EFCRuntime"); got != want {
+		t.Errorf("RefusedMessage(EFCRuntime) = %q, want %q", got, want)
 	}
 }

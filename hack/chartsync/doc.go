@@ -7,7 +7,9 @@
 //     which concatenates the files, prints one document per CRD). Helm installs crds/ files before the templates
 //     and stores the chart in the release record (a Secret, at most 1 MiB);
 //     compact JSON keeps the CRDs well inside that limit, where the same
-//     CRDs as YAML would take most of it;
+//     CRDs as YAML would take most of it. The CRDs of the kinds Sluice
+//     serves but refuses (api/v1alpha1 RefusedKinds) leave their schema
+//     descriptions out, for the same reason;
 //   - charts/sluice/files/controller-role.yaml and
 //     controller-namespace-role.yaml: the two documents of
 //     config/rbac/role.yaml, which controller-gen generates from the

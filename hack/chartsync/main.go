@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
 func main() {
@@ -122,6 +125,9 @@ func syncCRDs(src, dst string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
+		if js, err = dropRefusedDescriptions(js); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml") + ".json"
 		if err := writeIfChanged(filepath.Join(dst, name), js); err != nil {
 			return err
@@ -157,6 +163,56 @@ func toJSON(data []byte) ([]byte, error) {
 	// The leading separator makes `helm show crds`, which concatenates the
 	// files, print a stream kubectl splits into one document per CRD.
 	return append(append([]byte("---\n"), js...), '\n'), nil
+}
+
+// dropRefusedDescriptions removes the descriptions from the schema of a
+// CRD (toJSON's output) of a kind Sluice serves but refuses
+// (datav1alpha1.RefusedKinds), and returns any other CRD unchanged. The
+// chart carries every CRD in its release record, a Secret of at most 1 MiB,
+// and the descriptions (most of them Kubernetes' own, of the pod templates,
+// volumes and containers these kinds embed) are most of their size; the
+// schema, and so what is accepted or refused, stays whole. config/crd/bases
+// keeps them.
+func dropRefusedDescriptions(js []byte) ([]byte, error) {
+	var crd map[string]any
+	if err := json.Unmarshal(bytes.TrimPrefix(js, []byte("---\n")), &crd); err != nil {
+		return nil, err
+	}
+	spec, _ := crd["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	if kind, _ := names["kind"].(string); !slices.Contains(datav1alpha1.RefusedKinds(), kind) {
+		return js, nil
+	}
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if schema, ok := v.(map[string]any)["schema"].(map[string]any); ok {
+			dropDescriptions(schema["openAPIV3Schema"])
+		}
+	}
+	out, err := json.Marshal(crd)
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte("---\n"), out...), '\n'), nil
+}
+
+// dropDescriptions removes every description of a schema node and the
+// nodes under it: a "description" whose value is text (a property named
+// description has a schema, an object, as its value, and stays).
+func dropDescriptions(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if _, text := n["description"].(string); text {
+			delete(n, "description")
+		}
+		for _, v := range n {
+			dropDescriptions(v)
+		}
+	case []any:
+		for _, v := range n {
+			dropDescriptions(v)
+		}
+	}
 }
 
 func writeIfChanged(path string, data []byte) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
@@ -50,6 +52,9 @@ func TestCRDsAreTheGeneratedOnes(t *testing.T) {
 	for _, b := range bases {
 		name := strings.TrimSuffix(filepath.Base(b), ".yaml")
 		want := readDocs(t, filepath.Join("config", "crd", "bases", filepath.Base(b)))[0].Object
+		if slices.Contains(datav1alpha1.RefusedKinds(), unstructuredKind(want)) {
+			dropDescriptions(want) // hack/chartsync leaves them out of the chart
+		}
 		data, err := os.ReadFile(filepath.Join(chartDir(), "crds", name+".json"))
 		if err != nil {
 			t.Errorf("%s: %v (run `make generate`)", name, err)
@@ -69,6 +74,29 @@ func TestCRDsAreTheGeneratedOnes(t *testing.T) {
 	}
 	for extra := range chartCRDs {
 		t.Errorf("the chart has %s, which config/crd/bases has not", extra)
+	}
+}
+
+// unstructuredKind is the kind a CRD defines.
+func unstructuredKind(crd map[string]any) string {
+	kind, _, _ := unstructured.NestedString(crd, "spec", "names", "kind")
+	return kind
+}
+
+// dropDescriptions removes every schema description (text) under node.
+func dropDescriptions(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if _, text := n["description"].(string); text {
+			delete(n, "description")
+		}
+		for _, v := range n {
+			dropDescriptions(v)
+		}
+	case []any:
+		for _, v := range n {
+			dropDescriptions(v)
+		}
 	}
 }
 
