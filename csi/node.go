@@ -200,9 +200,7 @@ func (d *Driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	}
 	rec := published{VolumeID: id, Target: target, Source: source, FluidPath: fluidPath, ReadOnly: readOnly,
 		PodNamespace: vc[podNamespaceKey], PodName: vc[podNameKey], Symlink: symlink}
-	if linked, err := isSymlink(target); err != nil {
-		return nil, status.Errorf(codes.Internal, "checking %s: %v", target, err)
-	} else if linked {
+	if isSymlink(target) {
 		return d.alreadyLinked(rec)
 	}
 	if mounted, err := d.isMountPoint(target); err != nil {
@@ -263,8 +261,8 @@ func (d *Driver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVo
 // not, nor is a symbolic link (a symlink publish's target), which is never
 // followed: unmounting through it would unmount the FUSE mount itself.
 func (d *Driver) isMountPoint(path string) (bool, error) {
-	if linked, err := isSymlink(path); err != nil || linked {
-		return false, err
+	if isSymlink(path) {
+		return false, nil
 	}
 	notMnt, err := d.cfg.Mounter.IsLikelyNotMountPoint(path)
 	switch {

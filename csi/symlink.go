@@ -58,16 +58,13 @@ func (d *Driver) bySymlink(vc map[string]string, sub string, readOnly bool) (boo
 	}
 }
 
-// isSymlink reports whether path is a symbolic link; a missing path is not.
-func isSymlink(path string) (bool, error) {
+// isSymlink reports whether path is a symbolic link. A path lstat(2)
+// cannot read is not one: a link is read from its directory, so lstat
+// fails on a missing path or a dead mount point (ENOTCONN), never on a
+// link; the callers judge those as they did before.
+func isSymlink(path string) bool {
 	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return fi.Mode()&os.ModeSymlink != 0, nil
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 // link publishes rec by making its target a symbolic link to its source,
