@@ -137,7 +137,9 @@ func normalise(t *testing.T, v any) any {
 	return out
 }
 
-func clusterScoped(kind string) bool { return kind == "ThinRuntimeProfile" }
+func clusterScoped(kind string) bool {
+	return kind == "ThinRuntimeProfile" || kind == "CacheRuntimeClass"
+}
 
 func readDocs(t *testing.T, path string) []*unstructured.Unstructured {
 	t.Helper()
@@ -172,7 +174,8 @@ type fluidSchema struct {
 }
 
 // fluidValidators returns nil, and logs why, when Fluid's reference CRDs are
-// not beside the repository (they always are in CI).
+// not beside the repository (they always are in CI). It holds the refused
+// kinds' schemas too (refusedCRDDir).
 func fluidValidators(t *testing.T) fluidSchemas {
 	t.Helper()
 	dir, err := lookupFluidCRDDir()
@@ -180,7 +183,12 @@ func fluidValidators(t *testing.T) fluidSchemas {
 		t.Logf("not checking the manifests against Fluid's schemas: %v", err)
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	return schemasOf(t, fluidCRDFiles(t, dir))
+}
+
+// schemasOf reads the schemas of Fluid's CRD files.
+func schemasOf(t *testing.T, files []string) fluidSchemas {
+	t.Helper()
 	out := fluidSchemas{}
 	for _, f := range files {
 		crd := readCRD(t, f)

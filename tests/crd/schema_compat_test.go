@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
@@ -46,6 +47,13 @@ var patternRelaxed = map[string]string{
 var coreDrift = map[string]string{
 	"spec.processor.job.podSpec.hostAliases[]":           "PodSpec.hostAliases[].ip is required in the schema of the Kubernetes release Sluice builds with",
 	"spec.processor.job.podSpec.resourceClaims[].source": "PodResourceClaim.source is no longer part of Kubernetes' PodSpec",
+	// CacheRuntimeClass's pod templates (a refused kind).
+	"topology.master.template.spec.hostAliases[]":           "PodSpec.hostAliases[].ip is required in the schema of the Kubernetes release Sluice builds with",
+	"topology.worker.template.spec.hostAliases[]":           "PodSpec.hostAliases[].ip is required in the schema of the Kubernetes release Sluice builds with",
+	"topology.client.template.spec.hostAliases[]":           "PodSpec.hostAliases[].ip is required in the schema of the Kubernetes release Sluice builds with",
+	"topology.master.template.spec.resourceClaims[].source": "PodResourceClaim.source is no longer part of Kubernetes' PodSpec",
+	"topology.worker.template.spec.resourceClaims[].source": "PodResourceClaim.source is no longer part of Kubernetes' PodSpec",
+	"topology.client.template.spec.resourceClaims[].source": "PodResourceClaim.source is no longer part of Kubernetes' PodSpec",
 }
 
 // lookupFluidCRDDir finds Fluid's published CRDs: $SLUICE_FLUID_CRDS, else
@@ -80,6 +88,22 @@ func fluidCRDDir(t *testing.T) string {
 	return dir
 }
 
+// ourCRD is Sluice's generated CRD of kind.
+func ourCRD(t *testing.T, kind string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(), "config", "crd", "bases", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if crd := readCRD(t, f); crd.Spec.Names.Kind == kind {
+			return crd
+		}
+	}
+	t.Fatalf("no CRD of %s in config/crd/bases", kind)
+	return nil
+}
+
 func readCRD(t *testing.T, path string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -93,21 +117,37 @@ func readCRD(t *testing.T, path string) *apiextensionsv1.CustomResourceDefinitio
 	return crd
 }
 
+// refusedCRDDir holds Fluid's published CRDs of the kinds Sluice serves but
+// refuses (datav1alpha1.RefusedKinds), kept in the repository: the
+// reference directory holds the ten kinds Sluice runs.
+const refusedCRDDir = "testdata/fluid-crds"
+
+// fluidCRDFiles are Fluid's published CRDs: the ten of the reference
+// directory and the refused kinds' of refusedCRDDir.
+func fluidCRDFiles(t *testing.T, fluidDir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(fluidDir, "*.yaml"))
+	if err != nil || len(files) != 10 {
+		t.Errorf("expected Fluid's 10 CRDs in %s, found %d (%v)", fluidDir, len(files), err)
+	}
+	refused, err := filepath.Glob(filepath.Join(refusedCRDDir, "*.yaml"))
+	if err != nil || len(refused) != len(datav1alpha1.RefusedKinds()) {
+		t.Errorf("expected %d CRDs of refused kinds in %s, found %d (%v)", len(datav1alpha1.RefusedKinds()), refusedCRDDir, len(refused), err)
+	}
+	return append(files, refused...)
+}
+
 // TestSchemasAcceptEveryFluidField walks every property of Fluid's published
 // schemas and checks that Sluice's generated CRD serves it with a compatible
 // type and no stricter validation, so no field of a Fluid manifest is pruned
-// or rejected.
+// or rejected (by the schema: a refused kind's one rule refuses them all,
+// and says so, which TestRefusedKindsRule checks).
 func TestSchemasAcceptEveryFluidField(t *testing.T) {
-	fluidDir := fluidCRDDir(t)
-	files, err := filepath.Glob(filepath.Join(fluidDir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRDs in %s: %v", fluidDir, err)
-	}
-	if len(files) != 10 {
-		t.Errorf("expected Fluid's 10 CRDs, found %d", len(files))
-	}
+	files := fluidCRDFiles(t, fluidCRDDir(t))
+	kinds := map[string]bool{}
 	for _, f := range files {
 		fluid := readCRD(t, f)
+		kinds[fluid.Spec.Names.Kind] = true
 		t.Run(fluid.Spec.Names.Kind, func(t *testing.T) {
 			ours := readCRD(t, filepath.Join(testenv.RepoRoot(), "config", "crd", "bases", filepath.Base(f)))
 			compareNames(t, fluid, ours)
@@ -123,6 +163,26 @@ func TestSchemasAcceptEveryFluidField(t *testing.T) {
 				t.Error(p)
 			}
 		})
+	}
+	for _, kind := range datav1alpha1.RefusedKinds() {
+		if !kinds[kind] {
+			t.Errorf("no Fluid CRD of the refused kind %s in %s", kind, refusedCRDDir)
+		}
+	}
+}
+
+// TestRefusedKindsRule: the CRD of each refused kind carries, at the top of
+// its schema, exactly one rule, and it says datav1alpha1.RefusedMessage (a
+// marker cannot name the Go function, so this is where a stale message,
+// e.g. one missing a new runtime kind, is caught). The real API server's
+// answer to it is TestRefusedKinds's.
+func TestRefusedKindsRule(t *testing.T) {
+	for _, kind := range datav1alpha1.RefusedKinds() {
+		crd := ourCRD(t, kind)
+		rules := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.XValidations
+		if len(rules) != 1 || rules[0].Message != datav1alpha1.RefusedMessage(kind) || rules[0].OptionalOldSelf == nil || !*rules[0].OptionalOldSelf {
+			t.Errorf("%s: want one rule at the top of the schema, run on create (optionalOldSelf), with message %q; have %+v", kind, datav1alpha1.RefusedMessage(kind), rules)
+		}
 	}
 }
 
