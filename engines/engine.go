@@ -109,6 +109,15 @@ type HostPorter interface {
 	HostPorts(rt client.Object) (map[string]int, error)
 }
 
+// Gateway is implemented by engines that may run a REST gateway for a
+// runtime (Alluxio's spec.apiGateway): the controller records where it
+// listens in the runtime's status.apiGateway.endpoint once the release is
+// installed, and clears it when the gateway goes.
+type Gateway interface {
+	// APIGateway is the gateway's "host:port", ok false when rt runs none.
+	APIGateway(rt client.Object) (endpoint string, ok bool)
+}
+
 // Watch wakes the runtimes Map names when an Object of its kind changes.
 type Watch struct {
 	Object client.Object

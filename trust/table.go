@@ -117,12 +117,16 @@ var alluxioRows = append([]Row{
 	priv("spec.fuse.volumeMounts", alluxioFuse),
 	jvm("spec.fuse.jvmOptions", alluxioFuse, ""),
 	args("spec.fuse.args", alluxioFuse),
-	safe("spec.*.ports", "container ports of the component (judged by "+RulePrivileged+" on the host network)"),
+	safe("spec.hadoopConfig", "data: a ConfigMap of the runtime's namespace whose hdfs-site.xml and core-site.xml are mounted read-only as configuration files (never executed) into the masters, workers and "+alluxioFuse),
+	safe("spec.data.replicas", "data: alluxio.user.file.replication.max in alluxio-site.properties"),
+	safe("spec.initUsers", "warned: has no effect (no init-users container runs)"),
+	guarded("spec.initUsers.image", "image-registry", "warned: reaches no pod (no init-users container runs), yet judged like every image"),
 },
 	append(hostNetRows("master", "the Alluxio master container", "spec.master.networkMode", false),
 		append(hostNetRows("jobMaster", "the Alluxio job master container", "spec.master.networkMode", false),
-			append(hostNetRows("worker", "the Alluxio worker container", "spec.worker.networkMode", false),
-				hostNetRows("jobWorker", "the Alluxio job worker container", "spec.worker.networkMode", false)...)...)...)...)
+			append(hostNetRows("apiGateway", "the Alluxio proxy container", "spec.master.networkMode", false),
+				append(hostNetRows("worker", "the Alluxio worker container", "spec.worker.networkMode", false),
+					hostNetRows("jobWorker", "the Alluxio job worker container", "spec.worker.networkMode", false)...)...)...)...)...)
 
 const alluxioFuse = "the privileged Alluxio FUSE container"
 

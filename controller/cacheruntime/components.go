@@ -14,10 +14,14 @@ import (
 )
 
 // observeComponents reads the master and worker StatefulSets eng (this
-// reconcile's engine) runs for rt, and the FUSE DaemonSet.
+// reconcile's engine) runs for rt, and the FUSE DaemonSet, and asks eng
+// where rt's REST gateway listens.
 func (r *Reconciler) observeComponents(ctx context.Context, eng engines.Engine, rt client.Object) (*componentCounts, error) {
 	comps := eng.Components(rt)
 	out := &componentCounts{}
+	if g, ok := eng.(engines.Gateway); ok {
+		out.gateway, _ = g.APIGateway(rt)
+	}
 	if comps.Master {
 		sts, err := r.statefulSet(ctx, rt, "-master")
 		if err != nil {

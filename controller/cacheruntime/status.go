@@ -93,6 +93,9 @@ type componentCounts struct {
 	selector *string
 	// fuse is the FUSE DaemonSet's status, nil without one.
 	fuse *appsv1.DaemonSetStatus
+	// gateway is where the release's REST gateway listens
+	// (engines.Gateway), "" when it runs none.
+	gateway string
 }
 
 // counts are one StatefulSet's observed figures.
@@ -150,6 +153,7 @@ func runtimeStatus(prev *datav1alpha1.RuntimeStatus, o observations) *datav1alph
 				s.Selector = *c.selector
 			}
 		}
+		s.APIGateway = datav1alpha1.APIGatewayStatus{Endpoint: c.gateway}
 		if f := c.fuse; f != nil {
 			s.DesiredFuseNumberScheduled, s.CurrentFuseNumberScheduled, s.FuseNumberReady = f.DesiredNumberScheduled, f.CurrentNumberScheduled, f.NumberReady
 			s.FuseNumberAvailable, s.FuseNumberUnavailable = f.NumberAvailable, f.NumberUnavailable

@@ -111,6 +111,22 @@ func TestRuntimeStatus(t *testing.T) {
 	}
 }
 
+// TestRuntimeStatusAPIGateway: the gateway's endpoint is recorded with the
+// observed workloads, kept by a reconcile that did not observe them, and
+// cleared once the release runs none.
+func TestRuntimeStatusAPIGateway(t *testing.T) {
+	got := runtimeStatus(&datav1alpha1.RuntimeStatus{}, observations{components: &componentCounts{gateway: "demo-master-0.demo-master.ns.svc:39999"}})
+	if got.APIGateway.Endpoint != "demo-master-0.demo-master.ns.svc:39999" {
+		t.Errorf("endpoint %q, want the gateway's", got.APIGateway.Endpoint)
+	}
+	if kept := runtimeStatus(got, observations{}); kept.APIGateway.Endpoint != got.APIGateway.Endpoint {
+		t.Errorf("a reconcile that did not observe the workloads changed the endpoint to %q", kept.APIGateway.Endpoint)
+	}
+	if cleared := runtimeStatus(got, observations{components: &componentCounts{}}); cleared.APIGateway.Endpoint != "" {
+		t.Errorf("no gateway runs, yet endpoint %q", cleared.APIGateway.Endpoint)
+	}
+}
+
 // TestRuntimeStatusCounts: the counts of observed workloads are copied,
 // those of workloads not observed are kept, and a missing StatefulSet is
 // NotReady.

@@ -22,6 +22,9 @@ var propertiesFields = map[string]func(*datav1alpha1.AlluxioRuntimeSpec, map[str
 	"spec.worker.properties":    func(s *datav1alpha1.AlluxioRuntimeSpec, m map[string]string) { s.Worker.Properties = m },
 	"spec.jobWorker.properties": func(s *datav1alpha1.AlluxioRuntimeSpec, m map[string]string) { s.JobWorker.Properties = m },
 	"spec.fuse.properties":      func(s *datav1alpha1.AlluxioRuntimeSpec, m map[string]string) { s.Fuse.Properties = m },
+	"spec.apiGateway.properties": func(s *datav1alpha1.AlluxioRuntimeSpec, m map[string]string) {
+		s.APIGateway.Enabled, s.APIGateway.Properties = true, m
+	},
 }
 
 // TestTierPropertiesAreRefused enumerates the properties that place or

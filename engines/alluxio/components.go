@@ -90,22 +90,11 @@ func workerOf(rt *datav1alpha1.AlluxioRuntime, t tiers, u ufs, ports map[string]
 	}
 }
 
-// defaultFuseOptions are the libfuse options of the FUSE client unless
-// spec.fuse.args replaces its arguments.
-const defaultFuseOptions = "allow_other,kernel_cache,attr_timeout=7200,entry_timeout=7200,max_read=131072"
-
-// fuseOf is the FUSE client, mounting Alluxio's root at FusePath.
-func fuseOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) fuseValues {
+// fuseOf is the FUSE client, mounting Alluxio's root at FusePath with
+// the arguments fuseClient chose.
+func fuseOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, args []string) fuseValues {
 	f := rt.Spec.Fuse
 	mountPath := FusePath(ds.Namespace, ds.Name)
-	args := f.Args
-	if len(args) == 0 {
-		opts := defaultFuseOptions
-		if readOnly(ds) {
-			opts += ",ro"
-		}
-		args = []string{"fuse", "--fuse-opts=" + opts}
-	}
 	// FUSE runs only where the CSI plugin labelled the node for the dataset.
 	sel := engines.Merge(f.NodeSelector, map[string]string{datav1alpha1.KeyOf(ds).FuseLabelKey(): "true"})
 	return fuseValues{

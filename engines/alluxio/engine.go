@@ -11,10 +11,19 @@ import (
 	"github.com/sluice-data/sluice/engines"
 )
 
-// Engine is the Alluxio engine.
-type Engine struct{}
+// Engine is the Alluxio engine. The zero Engine serves every runtime but
+// one naming a Hadoop configuration (spec.hadoopConfig), whose values come
+// from the Engine Resolve returns, holding what it read (hadoop.go).
+type Engine struct {
+	hadoop *hadoopConfig
+}
 
-var _ engines.Engine = Engine{}
+var (
+	_ engines.Engine   = Engine{}
+	_ engines.Resolver = Engine{}
+	_ engines.Watcher  = Engine{}
+	_ engines.Gateway  = Engine{}
+)
 
 // Type implements engines.Engine.
 func (Engine) Type() string { return "alluxio" }
@@ -51,10 +60,10 @@ func FusePath(namespace, name string) string {
 }
 
 // Values implements engines.Engine.
-func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
-	rt, ok := obj.(*datav1alpha1.AlluxioRuntime)
-	if !ok {
-		return nil, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", obj)
+func (e Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+	rt, err := alluxioRuntime(obj)
+	if err != nil {
+		return nil, err
 	}
 	// The fields this engine cannot honour, also denied at admission.
 	if err := Fields.Refuse(rt); err != nil {
@@ -63,9 +72,18 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	if err := DatasetFields.Refuse(ds); err != nil {
 		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
 	}
-	r, err := plan(ds, rt)
+	r, err := e.plan(ds, rt)
 	if err != nil {
 		return nil, err
 	}
 	return engines.ToPlain(r)
+}
+
+// alluxioRuntime returns obj as an AlluxioRuntime.
+func alluxioRuntime(obj client.Object) (*datav1alpha1.AlluxioRuntime, error) {
+	rt, ok := obj.(*datav1alpha1.AlluxioRuntime)
+	if !ok {
+		return nil, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", obj)
+	}
+	return rt, nil
 }

@@ -7,9 +7,8 @@ import "github.com/sluice-data/sluice/engines"
 // validating webhook denies them at admission and warns on the warned ones.
 var Fields = engines.Fields{
 	engines.HonouredField("spec.alluxioVersion", "image, tag and pull policy of masters and workers (and FUSE unless spec.fuse sets its own)"),
-	engines.RefusedField("spec.apiGateway", "Sluice's Alluxio engine runs no API gateway (proxy); remove the field"),
-	engines.RefusedField("spec.data.pin", "Sluice's Alluxio engine does not pin the dataset in the cache; remove the field"),
-	engines.RefusedField("spec.data.replicas", "Sluice's Alluxio engine does not set the cached data's replication; set alluxio.user.file.replication.min in spec.properties instead"),
+	engines.RefusedField("spec.data.pin", "Sluice's Alluxio engine does not pin the dataset in the cache (Fluid's accepts the field and ignores it); remove it, and pin the files with `alluxio fs pin <path>` in the master container"),
+	engines.HonouredField("spec.data.replicas", "the most copies of a block the workers cache (alluxio.user.file.replication.max; spec.properties may override it)"),
 	engines.HonouredField("spec.disablePrometheus", "no Prometheus annotations and metrics sink on masters and workers"),
 	engines.HonouredField("spec.fuse.args", "replaces the FUSE client's arguments"),
 	engines.OutsideChartField("spec.fuse.cleanPolicy", "the Dataset's PV, read by the CSI plugin", "when a node's FUSE pod is stopped"),
@@ -25,9 +24,9 @@ var Fields = engines.Fields{
 	propertiesRow("spec.fuse.properties", "Alluxio properties of the FUSE client"),
 	engines.HonouredField("spec.fuse.resources", "FUSE container resources"),
 	engines.HonouredField("spec.fuse.volumeMounts", "mounts of spec.volumes in the FUSE container"),
-	engines.RefusedField("spec.hadoopConfig", "Sluice's Alluxio engine does not mount a Hadoop configuration ConfigMap; give HDFS settings as alluxio.underfs.* mount options or spec.properties"),
+	engines.HonouredField("spec.hadoopConfig", "a ConfigMap of the runtime's namespace whose hdfs-site.xml and core-site.xml the masters, workers and FUSE mount read-only at /hdfs-config, named by alluxio.underfs.hdfs.configuration; the runtime waits (HadoopConfigNotFound) while it is missing or holds neither file"),
 	engines.HonouredField("spec.imagePullSecrets", "pull secrets of every pod"),
-	engines.RefusedField("spec.initUsers", "Sluice's Alluxio engine runs no init-users container; remove the field"),
+	engines.WarnedField("spec.initUsers", "has no effect: Sluice runs no init-users container; the Alluxio image's entrypoint creates spec.runAs's user and group itself"),
 	engines.HonouredField("spec.jvmOptions", "JVM flags of every Alluxio process"),
 	engines.OutsideChartField("spec.management.metadataSyncPolicy", "the controller's metadata Job", "autoSync (default true) counts the Dataset's files and bytes (ufsTotal, fileNum) with a metadata Job; false counts nothing"),
 	engines.HonouredField("spec.podMetadata", "labels and annotations of every pod"),
@@ -47,6 +46,7 @@ var Fields = engines.Fields{
 
 func init() {
 	Fields = append(Fields, engines.CleanCachePolicyFields("spec.management")...)
+	Fields = append(Fields, apiGatewayFields()...)
 	Fields = append(Fields, componentFields("master", "", "masters")...)
 	Fields = append(Fields, componentFields("jobMaster", "master", "job masters")...)
 	Fields = append(Fields, componentFields("worker", "", "workers")...)
@@ -94,10 +94,10 @@ func propertiesRow(path, note string) engines.Field {
 }
 
 // DatasetFields are the fields of a Dataset that this engine serves which
-// it cannot honour: refused by Values, and by the webhook when the Dataset
-// is admitted while its runtime exists. Other Dataset fields are not
-// classified per engine.
+// depend on the engine: the refused ones are refused by Values, and by the
+// webhook when the Dataset is admitted while its runtime exists. Other
+// Dataset fields are not classified per engine.
 var DatasetFields = engines.Fields{
-	engines.RefusedField("spec.owner", "Sluice's Alluxio engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+	engines.HonouredField("spec.owner", "uid and gid every file of the FUSE mount shows (the uid= and gid= options in the FUSE client's --fuse-opts); without an owner, Alluxio translates its users and groups to the node's"),
 	engines.RefusedField("spec.dataRestoreLocation", "Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet (Fluid's Alluxio starts the master from the backup): the Dataset would start without its metadata; remove the field, and load the data again (DataLoad)"),
 }

@@ -32,6 +32,7 @@ func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
 	// What changes a host container through the platform, and why.
 	exempt := map[string]string{
 		"spec.disablePrometheus": "removes the platform's metrics configuration mount from the FUSE container; adds nothing",
+		"spec.hadoopConfig":      "mounts a ConfigMap of the runtime's namespace read-only at /hdfs-config: hdfs-site.xml and core-site.xml, configuration Alluxio's HDFS client reads and no program executes",
 	}
 	maps.Copy(exempt, enginetest.TierVolumeExempt)
 	enginetest.CheckTenantSafeStaysOut(t, renderCase(), enginetest.SpecSchema(t, enginetest.CRDFile("alluxioruntimes")), "AlluxioRuntime", alluxio.Fields, samples, exempt)
@@ -41,25 +42,40 @@ func TestTenantSafeFieldsStayOutOfHostContainers(t *testing.T) {
 // fields need.
 func renderCase() enginetest.RenderCase {
 	ds, rt := sample()
-	c := enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: ds, Runtime: rt}
+	c := enginetest.RenderCase{Engine: alluxio.Engine{}, Reader: tenantObjects(), Dataset: ds, Runtime: rt}
 	// Volumes reach a pod when one of its containers mounts them.
 	volDS, volRT := sample()
 	volRT.Spec.Volumes = []corev1.Volume{{Name: "extra", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	volRT.Spec.Master.VolumeMounts = []corev1.VolumeMount{{Name: "extra", MountPath: "/extra"}}
-	vol := &enginetest.RenderCase{Engine: alluxio.Engine{}, Dataset: volDS, Runtime: volRT}
+	vol := &enginetest.RenderCase{Engine: alluxio.Engine{}, Reader: tenantObjects(), Dataset: volDS, Runtime: volRT}
 	c.Alternate = map[string]*enginetest.RenderCase{"spec.volumes": vol}
 	for _, comp := range []string{"master", "jobMaster", "worker", "jobWorker", "fuse"} {
 		c.Alternate["spec."+comp+".volumeMounts"] = vol
 	}
+	// The API gateway's fields act once it runs.
+	gwDS, gwRT := sample()
+	gwRT.Spec.APIGateway.Enabled = true
+	gw := &enginetest.RenderCase{Engine: alluxio.Engine{}, Reader: tenantObjects(), Dataset: gwDS, Runtime: gwRT}
+	for _, f := range []string{"env", "jvmOptions", "ports", "properties", "resources"} {
+		c.Alternate["spec.apiGateway."+f] = gw
+	}
+	gwVolDS, gwVolRT := sample()
+	gwVolRT.Spec.APIGateway.Enabled, gwVolRT.Spec.Volumes = true, volRT.Spec.Volumes
+	c.Alternate["spec.apiGateway.volumeMounts"] = &enginetest.RenderCase{Engine: alluxio.Engine{}, Reader: tenantObjects(), Dataset: gwVolDS, Runtime: gwVolRT}
 	return c
 }
 
 var samples = map[string]any{
+	"spec.hadoopConfig":                      "hdfs-conf",
+	"spec.initUsers":                         map[string]any{"image": "registry.example/init-users", "imageTag": "v1"},
 	"spec.volumes":                           []any{map[string]any{"name": "extra", "hostPath": map[string]any{"path": "/mnt/extra"}}},
 	"spec.master.volumeMounts":               extraMount,
 	"spec.jobMaster.volumeMounts":            extraMount,
 	"spec.worker.volumeMounts":               extraMount,
 	"spec.jobWorker.volumeMounts":            extraMount,
+	"spec.apiGateway.volumeMounts":           extraMount,
+	"spec.apiGateway.resources":              resourcesSample,
+	"spec.apiGateway.ports":                  map[string]any{"rest": int64(39990)},
 	"spec.fuse.volumeMounts":                 extraMount,
 	"spec.alluxioVersion":                    map[string]any{"image": "registry.example/alluxio", "imageTag": "2.9.9"},
 	"spec.master.resources":                  resourcesSample,
@@ -105,10 +121,9 @@ var (
 // down still fails, InvalidSpec naming the field.
 func TestValuesRefuseRefusedFields(t *testing.T) {
 	ds, rt := sample()
-	rt.Spec.HadoopConfig = "hdfs-conf"
-	rt.Spec.InitUsers.Image = "init-users"
+	rt.Spec.Data.Pin = true
 	_, err := alluxio.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "spec.hadoopConfig: Sluice's Alluxio engine does not mount", "spec.initUsers: Sluice's Alluxio engine runs no init-users container")
+	enginetest.WantInvalid(t, err, "spec.data.pin: Sluice's Alluxio engine does not pin", "alluxio fs pin")
 }
 
 // TestUserVolumesAreChecked: a volumeMount naming no spec.volumes entry,
@@ -126,13 +141,11 @@ func TestUserVolumesAreChecked(t *testing.T) {
 	enginetest.WantInvalid(t, err, `spec.volumes[0].name "config" is a volume the chart gives the pod`)
 }
 
-// TestValuesRefuseDatasetFields: a Dataset owner (Fluid's FUSE uid and
-// gid) and a backup to restore from fail the runtime, naming the field.
+// TestValuesRefuseDatasetFields: a backup to restore from fails the
+// runtime, naming the field.
 func TestValuesRefuseDatasetFields(t *testing.T) {
 	ds, rt := sample()
-	ds.Spec.Owner = &datav1alpha1.User{UserName: "alice"}
 	ds.Spec.DataRestoreLocation = &datav1alpha1.DataRestoreLocation{Path: "pvc://backups/imagenet"}
 	_, err := alluxio.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.owner: Sluice's Alluxio engine does not set the owner",
-		"spec.dataRestoreLocation: Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet")
+	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.dataRestoreLocation: Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet")
 }

@@ -8,7 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines/alluxio"
@@ -67,11 +71,27 @@ func sample() (*datav1alpha1.Dataset, *datav1alpha1.AlluxioRuntime) {
 	return ds, rt
 }
 
-// render renders the chart for a Dataset and runtime with the Helm SDK.
+// render renders the chart for a Dataset and runtime with the Helm SDK,
+// resolving spec.hadoopConfig against tenantObjects.
 func render(t *testing.T, ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) map[string]string {
 	t.Helper()
-	_, out := enginetest.Render(t, alluxio.Engine{}, nil, ds, rt)
+	_, out := enginetest.Render(t, alluxio.Engine{}, tenantObjects(), ds, rt)
 	return out
+}
+
+// tenantObjects reads the objects of the sample's namespace: the ConfigMap
+// "hdfs-conf" of Fluid's HA-HDFS recipe (hdfs-site.xml and core-site.xml)
+// and "core-only" (core-site.xml and another file).
+func tenantObjects() client.Reader {
+	conf := func(name string, files ...string) client.Object {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a"}, Data: map[string]string{}}
+		for _, f := range files {
+			cm.Data[f] = "<configuration></configuration>"
+		}
+		return cm
+	}
+	return fake.NewClientBuilder().WithScheme(scheme.New()).
+		WithObjects(conf("hdfs-conf", "hdfs-site.xml", "core-site.xml"), conf("core-only", "core-site.xml", "log4j.properties")).Build()
 }
 
 // TestChartGolden renders the Alluxio chart with the Helm SDK for a sample
@@ -110,6 +130,23 @@ func TestChartGoldenVolumes(t *testing.T) {
 	rt.Spec.Worker.VolumeMounts, rt.Spec.JobWorker.VolumeMounts = scratch, certs
 	rt.Spec.Fuse.VolumeMounts = append(slices.Clone(certs), scratch...)
 	enginetest.GoldenCase(t, "volumes", render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
+		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/mount-job.yaml", "templates/mounts-configmap.yaml",
+		"templates/worker-statefulset.yaml"})
+}
+
+// TestChartGoldenHDFS renders the sample as Fluid's HA-HDFS and API
+// gateway recipes set it up (spec.hadoopConfig naming a ConfigMap of
+// hdfs-site.xml and core-site.xml, spec.data.replicas, a Dataset owner)
+// and compares it with testdata/golden/hdfs.
+func TestChartGoldenHDFS(t *testing.T) {
+	ds, rt := sample()
+	ds.Spec.Mounts = []datav1alpha1.Mount{{MountPoint: "hdfs://mycluster/", Name: "hadoop"}}
+	ds.Spec.SharedOptions, ds.Spec.SharedEncryptOptions = nil, nil
+	rt.Spec.HadoopConfig = "hdfs-conf"
+	rt.Spec.APIGateway.Enabled = true
+	rt.Spec.Data.Replicas = 2
+	ds.Spec.Owner = &datav1alpha1.User{UID: ptr.To[int64](1201), GID: ptr.To[int64](1201), UserName: "fluid-user-1"}
+	enginetest.GoldenCase(t, "hdfs", render(t, ds, rt), []string{"templates/config-configmap.yaml", "templates/fuse-daemonset.yaml",
 		"templates/master-service.yaml", "templates/master-statefulset.yaml", "templates/mount-job.yaml", "templates/mounts-configmap.yaml",
 		"templates/worker-statefulset.yaml"})
 }

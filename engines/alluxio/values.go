@@ -1,6 +1,8 @@
 package alluxio
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
@@ -43,6 +45,9 @@ type release struct {
 	Master       masterValues `json:"master"`
 	Worker       workerValues `json:"worker"`
 	Fuse         fuseValues   `json:"fuse"`
+	// HadoopConfig is the spec.hadoopConfig ConfigMap the masters, workers
+	// and FUSE mount read-only at /hdfs-config (nil without one).
+	HadoopConfig *hadoopConfig `json:"hadoopConfig"`
 }
 
 type image struct {
@@ -61,6 +66,9 @@ type masterValues struct {
 	JobMaster    containerValues      `json:"jobMaster"`
 	// Mounter is the sidecar that mounts nested under storages.
 	Mounter containerValues `json:"mounter"`
+	// APIGateway is the Alluxio proxy of spec.apiGateway (nil unless
+	// enabled), reading proxy.properties.
+	APIGateway *containerValues `json:"apiGateway"`
 }
 
 type workerValues struct {
@@ -85,8 +93,16 @@ type fuseValues struct {
 // plan computes the release of a runtime serving a Dataset. Properties
 // layer as in Fluid: computed ones, then spec.properties (which may
 // override any of them), then each component's own.
-func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, error) {
+func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, error) {
 	if err := checkUserProperties(rt); err != nil {
+		return nil, err
+	}
+	hadoop, hadoopProps, err := e.planHadoopConfig(rt)
+	if err != nil {
+		return nil, err
+	}
+	fuseArgs, fuseProps, err := fuseClient(ds, rt)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkImages(rt); err != nil {
@@ -125,11 +141,20 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 			return nil, err
 		}
 	}
+	if rt.Spec.APIGateway.Enabled {
+		if ports["apiGateway"], err = resolvePorts("spec.apiGateway.ports", proxyPortDefs, rt.Spec.APIGateway.Ports, computed); err != nil {
+			return nil, err
+		}
+	}
 	masterAddresses(computed, rt, replicas, ports["master"], ports["jobMaster"])
 	if !rt.Spec.DisablePrometheus {
 		computed["alluxio.metrics.conf.file"] = confDir + "/metrics.properties"
 	}
-	base := engines.Merge(computed, t.props, u.props, rt.Spec.Properties)
+	if n := rt.Spec.Data.Replicas; n > 0 {
+		computed["alluxio.user.file.replication.max"] = strconv.Itoa(int(n))
+	}
+	// spec.hadoopConfig's files win over spec.properties, as in Fluid.
+	base := engines.Merge(computed, t.props, u.props, rt.Spec.Properties, hadoopProps)
 	r := &release{
 		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datasetID(ds), Placement: placement(ds),
 		Image: mainImage(rt), Tolerations: ds.Spec.Tolerations, Prometheus: !rt.Spec.DisablePrometheus,
@@ -137,9 +162,12 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 			"alluxio-site.properties": escaped(base),
 			"master.properties":       escaped(engines.Merge(base, rt.Spec.Master.Properties, rt.Spec.JobMaster.Properties)),
 			"worker.properties":       escaped(engines.Merge(base, rt.Spec.Worker.Properties, rt.Spec.JobWorker.Properties)),
-			"fuse.properties":         escaped(engines.Merge(base, rt.Spec.Fuse.Properties)),
+			"fuse.properties":         escaped(engines.Merge(base, fuseProps, rt.Spec.Fuse.Properties)),
 		},
-		UFSMounts: u.nested,
+		UFSMounts: u.nested, HadoopConfig: hadoop,
+	}
+	if rt.Spec.APIGateway.Enabled {
+		r.Config["proxy.properties"] = escaped(engines.Merge(base, rt.Spec.APIGateway.Properties))
 	}
 	if r.Tolerations == nil {
 		r.Tolerations = []corev1.Toleration{}
@@ -152,8 +180,9 @@ func plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) (*release, 
 		r.NodeAffinity = ds.Spec.NodeAffinity.Required
 	}
 	r.Master = masterOf(rt, replicas, u, ports)
+	r.Master.APIGateway = proxyOf(rt, ports["apiGateway"])
 	r.Worker = workerOf(rt, t, u, ports)
-	r.Fuse = fuseOf(ds, rt)
+	r.Fuse = fuseOf(ds, rt, fuseArgs)
 	r.MountsDigest = engines.MountsDigest(ds)
 	r.MountJob = mountJobOf(ds, rt, u, r.MountsDigest)
 	if err := userVolumes(rt, r); err != nil {
@@ -171,6 +200,7 @@ func checkUserProperties(rt *datav1alpha1.AlluxioRuntime) error {
 		{"spec.properties", rt.Spec.Properties}, {"spec.master.properties", rt.Spec.Master.Properties},
 		{"spec.jobMaster.properties", rt.Spec.JobMaster.Properties}, {"spec.worker.properties", rt.Spec.Worker.Properties},
 		{"spec.jobWorker.properties", rt.Spec.JobWorker.Properties}, {"spec.fuse.properties", rt.Spec.Fuse.Properties},
+		{"spec.apiGateway.properties", rt.Spec.APIGateway.Properties},
 	} {
 		if err := checkKeys(p.field, p.props); err != nil {
 			return err

@@ -12,7 +12,7 @@ import (
 // chartVolumes are the volume names the chart gives every pod itself;
 // masterOf and workerOf add tier (tier-*) and under-storage volumes, and
 // the master its backup directory.
-var chartVolumes = []string{"config", "journal", "job-journal", "fuse-mount", "fuse-device"}
+var chartVolumes = []string{"config", "hadoop-config", "journal", "job-journal", "fuse-mount", "fuse-device"}
 
 // userMounts are one container's spec.<component>.volumeMounts.
 type userMounts struct {
@@ -47,13 +47,22 @@ func addUserVolumes(rt *datav1alpha1.AlluxioRuntime, pod []corev1.Volume, contai
 	return out, nil
 }
 
+// apiGatewayMounts are spec.apiGateway.volumeMounts when the gateway runs.
+func apiGatewayMounts(s datav1alpha1.AlluxioRuntimeSpec) []corev1.VolumeMount {
+	if !s.APIGateway.Enabled {
+		return nil
+	}
+	return s.APIGateway.VolumeMounts
+}
+
 // userVolumes adds spec.volumes and the components' volumeMounts to the
 // master, worker and FUSE pods.
 func userVolumes(rt *datav1alpha1.AlluxioRuntime, r *release) error {
 	var err error
 	s := rt.Spec
 	if r.Master.Volumes, err = addUserVolumes(rt, r.Master.Volumes,
-		userMounts{"spec.master.volumeMounts", s.Master.VolumeMounts}, userMounts{"spec.jobMaster.volumeMounts", s.JobMaster.VolumeMounts}); err != nil {
+		userMounts{"spec.master.volumeMounts", s.Master.VolumeMounts}, userMounts{"spec.jobMaster.volumeMounts", s.JobMaster.VolumeMounts},
+		userMounts{"spec.apiGateway.volumeMounts", apiGatewayMounts(s)}); err != nil {
 		return err
 	}
 	if r.Worker.Volumes, err = addUserVolumes(rt, r.Worker.Volumes,

@@ -72,7 +72,7 @@ var DatasetFields = engines.Fields{
 	{Path: "spec.mounts[].options", Support: engines.Honoured, Check: checkDatasetCacheOptions,
 		Note: "juicefs format and mount flags; the cache options cache-dir and cache-size are refused (the runtime's)"},
 	engines.RefusedField("spec.mounts[1]", "Sluice's JuiceFS engine mounts one JuiceFS volume, spec.mounts[0]; give the Dataset one mount"),
-	engines.RefusedField("spec.owner", "Sluice's JuiceFS engine does not set the owner of the dataset's files; remove the field"),
+	engines.RefusedField("spec.owner", "Sluice's JuiceFS engine does not set the owner of the dataset's files (neither does Fluid's: only its Alluxio engine sets the FUSE mount's uid and gid); remove the field"),
 	engines.RefusedField("spec.dataRestoreLocation", "Sluice's JuiceFS engine cannot restore a Dataset from a DataBackup (DataBackup is Alluxio's): the metadata is in the JuiceFS volume's metadata engine; remove the field"),
 	{Path: "spec.sharedOptions", Support: engines.Honoured, Check: checkDatasetCacheOptions,
 		Note: "juicefs format and mount flags of every mount; the cache options cache-dir and cache-size are refused (the runtime's)"},

@@ -91,6 +91,6 @@ func componentFields(whose string) engines.Fields {
 // is admitted while its runtime exists. Other Dataset fields are not
 // classified per engine.
 var DatasetFields = engines.Fields{
-	engines.RefusedField("spec.owner", "Sluice's Thin engine does not set the owner of the dataset's files (Fluid's FUSE uid and gid); remove the field"),
+	engines.RefusedField("spec.owner", "Sluice's Thin engine does not set the owner of the dataset's files (neither does Fluid's: only its Alluxio engine sets the FUSE mount's uid and gid); remove the field"),
 	engines.RefusedField("spec.dataRestoreLocation", "Sluice's Thin engine cannot restore a Dataset from a DataBackup (DataBackup is Alluxio's); remove the field"),
 }

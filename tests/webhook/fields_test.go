@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -28,8 +29,8 @@ func alluxioRuntime(name, namespace string) *datav1alpha1.AlluxioRuntime {
 	}
 }
 
-// hadoopConfig is a field the Alluxio engine refuses.
-const hadoopConfig = "hdfs-site"
+// refuse sets spec.data.pin, a field the Alluxio engine refuses.
+func refuse(rt *datav1alpha1.AlluxioRuntime) { rt.Spec.Data.Pin = true }
 
 // TestEngineFieldAdmission, through the real API server and the validating
 // webhook: a runtime setting a field its engine refuses (from the engine's
@@ -51,13 +52,32 @@ func TestEngineFieldAdmission(t *testing.T) {
 	}
 
 	refused := alluxioRuntime("refused", ns)
-	refused.Spec.HadoopConfig = hadoopConfig
-	refused.Spec.APIGateway.Enabled = true
+	refuse(refused)
+	refused.Spec.APIGateway = datav1alpha1.AlluxioCompTemplateSpec{Enabled: true, NodeSelector: map[string]string{"gateway": "true"}}
 	err := c.Create(ctxT(t), refused)
-	for _, want := range []string{"engine-field", "spec.hadoopConfig: Sluice's Alluxio engine does not mount a Hadoop configuration", "spec.apiGateway: Sluice's Alluxio engine runs no API gateway"} {
+	for _, want := range []string{"engine-field", "spec.data.pin: Sluice's Alluxio engine does not pin", "spec.apiGateway.nodeSelector: the API gateway", "set spec.master.nodeSelector"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("a runtime with refused fields: %v, want denied naming %q", err, want)
 		}
+	}
+
+	// Fluid's HA-HDFS and API gateway recipes are admitted; initUsers
+	// is warned: no init container runs.
+	recipes := alluxioRuntime("recipes", ns)
+	recipes.Spec.HadoopConfig, recipes.Spec.APIGateway.Enabled, recipes.Spec.Data.Replicas = "hdfs-conf", true, 2
+	recipes.Spec.InitUsers.ImageTag = "v0.9.0"
+	if err := c.Create(ctxT(t), recipes); err != nil {
+		t.Fatalf("a runtime with hadoopConfig, apiGateway and data.replicas: %v", err)
+	}
+	if want := "spec.initUsers: has no effect: Sluice runs no init-users container"; !strings.Contains(warned.String(), want) {
+		t.Fatalf("warnings %q, want %q", warned, want)
+	}
+	// A Dataset owner is honoured by the Alluxio engine (its FUSE mount's
+	// uid and gid), refused by JuiceFS's.
+	owned := testobj.Dataset("recipes", ns, testobj.WithMounts("hdfs://mycluster/"))
+	owned.Spec.Owner = &datav1alpha1.User{UID: ptr.To[int64](1201), GID: ptr.To[int64](1201)}
+	if err := c.Create(ctxT(t), owned); err != nil {
+		t.Fatalf("an Alluxio Dataset with an owner: %v", err)
 	}
 
 	jindo := &datav1alpha1.JindoRuntime{ObjectMeta: metav1.ObjectMeta{Name: "warned", Namespace: ns},
@@ -77,6 +97,11 @@ func TestEngineFieldAdmission(t *testing.T) {
 	two := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a", "juicefs:///b"))
 	if err := c.Create(ctxT(t), two); err == nil || !strings.Contains(err.Error(), "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume") {
 		t.Fatalf("a JuiceFS Dataset of two mounts: %v, want denied naming spec.mounts[1]", err)
+	}
+	jfsOwned := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a"))
+	jfsOwned.Spec.Owner = owned.Spec.Owner
+	if err := c.Create(ctxT(t), jfsOwned); err == nil || !strings.Contains(err.Error(), "spec.owner: Sluice's JuiceFS engine does not set the owner") {
+		t.Fatalf("a JuiceFS Dataset with an owner: %v, want denied naming spec.owner", err)
 	}
 	if err := c.Create(ctxT(t), testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a"))); err != nil {
 		t.Fatalf("a JuiceFS Dataset of one mount: %v", err)
@@ -111,7 +136,7 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	waitFor(t, policyLoad, "the relaxed rule loads", func() bool { return annotation(t, relax) == "ok" })
 
 	rt := alluxioRuntime("old", ns)
-	rt.Spec.HadoopConfig = hadoopConfig
+	refuse(rt)
 	rt.Finalizers = []string{"example.com/hold"} // stands in for the controller's
 	waitFor(t, 5*time.Second, "a runtime with a refused field is admitted while relaxed", func() bool {
 		return env.Client.Create(ctxT(t), rt.DeepCopy(), client.DryRunAll) == nil
@@ -125,7 +150,7 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 	}
 	waitFor(t, 5*time.Second, "the rule denies again", func() bool {
 		probe := alluxioRuntime("probe", ns)
-		probe.Spec.HadoopConfig = hadoopConfig
+		refuse(probe)
 		err := env.Client.Create(ctxT(t), probe, client.DryRunAll)
 		return err != nil && strings.Contains(err.Error(), "engine-field")
 	})
@@ -133,8 +158,8 @@ func TestStoredRuntimeWithRefusedFieldIsDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt.Spec.Replicas = 2
-	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.hadoopConfig") {
-		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.hadoopConfig", err)
+	if err := env.Client.Update(ctxT(t), rt.DeepCopy()); err == nil || !strings.Contains(err.Error(), "spec.data.pin") {
+		t.Fatalf("a spec change of the stored runtime: %v, want denied naming spec.data.pin", err)
 	}
 	rt.Spec.Replicas = 1
 	rt.Labels = map[string]string{"team": "a"}

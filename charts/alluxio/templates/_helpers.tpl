@@ -56,7 +56,8 @@ annotations:
   {{- with .pod.annotations }}{{ toYaml . | nindent 2 }}{{ end }}
 {{- end -}}
 
-{{- /* the ConfigMap files an Alluxio process reads: . is the root context, .file its properties file */ -}}
+{{- /* the ConfigMap files an Alluxio process reads: . is the root context, .file its properties file
+     (and the spec.hadoopConfig files) */ -}}
 {{- define "alluxio.configMounts" -}}
 - name: config
   mountPath: /opt/alluxio/conf/alluxio-site.properties
@@ -65,5 +66,27 @@ annotations:
 - name: config
   mountPath: /opt/alluxio/conf/metrics.properties
   subPath: metrics.properties
+{{- end }}
+{{- if .root.Values.hadoopConfig }}
+- name: hadoop-config
+  mountPath: /hdfs-config
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{- /* the volumes of configMounts: . is the root context */ -}}
+{{- define "alluxio.configVolumes" -}}
+- name: config
+  configMap: {name: {{ printf "%s-config" .Values.name | toJson }}}
+{{- with .Values.hadoopConfig }}
+# spec.hadoopConfig: the Hadoop files its ConfigMap holds, mounted as
+# files Alluxio's HDFS client reads (alluxio.underfs.hdfs.configuration).
+- name: hadoop-config
+  configMap:
+    name: {{ .configMap | toJson }}
+    items:
+      {{- range .files }}
+      - {key: {{ . | toJson }}, path: {{ . | toJson }}}
+      {{- end }}
 {{- end }}
 {{- end -}}
