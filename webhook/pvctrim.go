@@ -9,8 +9,9 @@ import (
 )
 
 // claimLabels are the labels of a PVC the webhook reads
-// (snapshot.DatasetOfClaim).
-var claimLabels = []string{datav1alpha1.LabelDatasetID, datav1alpha1.LabelDatasetNamespace, datav1alpha1.LabelDatasetName}
+// (snapshot.DatasetOfClaim, and the wrap mark of a PVC a Dataset wraps).
+var claimLabels = []string{datav1alpha1.LabelDatasetID, datav1alpha1.LabelDatasetNamespace, datav1alpha1.LabelDatasetName,
+	datav1alpha1.LabelWrappedByDataset}
 
 // trimClaim is the part of a dataset PVC the webhook reads: its identity
 // (the gatherer's memo keys on UID and resourceVersion), its deletion, the

@@ -94,10 +94,15 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 		Recorder: mgr.GetEventRecorder("sluice-webhook"),
 	}
 	changes := &snapshot.Changes{}
-	if err := setupReloader(mgr, reloader, changes); err != nil {
+	wrapped, err := newWrappedClaims(mgr)
+	if err != nil {
+		return nil, err
+	}
+	if err := setupReloader(mgr, reloader, changes, wrapped); err != nil {
 		return nil, err
 	}
 	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
+	mh.Pipeline.Gatherer.Wrapped = wrapped
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
 	mh.Pipeline.Gatherer.Records = o.FuseRecords
 	mh.InjectionDisabled = o.InjectionDisabled
@@ -232,7 +237,7 @@ func informed() []client.Object {
 	return out
 }
 
-func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) error {
+func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes, wrapped *wrappedClaims) error {
 	toBundle := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: bundleKey}}
 	})
@@ -257,6 +262,9 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes) 
 		}
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			return errors.New("caches did not sync")
+		}
+		if err := wrapped.sync(ctx); err != nil {
+			return err
 		}
 		// Until a bundle loads the webhook stays unready. The first load
 		// leaves out ConfigMaps that do not compile (Reload), so only

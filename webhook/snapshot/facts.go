@@ -13,6 +13,10 @@ type DatasetVolume struct {
 	Volume string `json:"volume"`
 	// Claim is the PVC's name.
 	Claim string `json:"claim"`
+	// Wrapped: the PVC is not the Dataset's own but the one it wraps (a
+	// ThinRuntime Dataset whose one mount is pvc://<Claim>): the Pod is a
+	// Pod of the Dataset although it mounts the PVC itself.
+	Wrapped bool `json:"wrapped"`
 	// Dataset describes the dataset behind the PVC.
 	Dataset DatasetFacts `json:"dataset"`
 	// Fuse is the runtime's FUSE template, when it has one. It is for the

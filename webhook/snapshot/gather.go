@@ -28,6 +28,11 @@ type Gatherer struct {
 	// asked for injection when Reader does not show it as a dataset's
 	// (cacheLag).
 	Live client.Reader
+	// Wrapped serves the PVCs a Dataset wraps (labelled
+	// datav1alpha1.LabelWrappedByDataset), which Reader may not hold (the
+	// webhook's main cache holds dataset PVCs only); nil reads them from
+	// Reader.
+	Wrapped client.Reader
 	// Records is the namespace of the controller's FUSE records
 	// (datav1alpha1.FuseRecord), the source of the FUSE template of a
 	// runtime serving another namespace's Pod; empty, such a volume has
@@ -108,7 +113,10 @@ func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error
 // sources are the objects a dataset volume's facts come from; a nil or
 // zero object was not found.
 type sources struct {
-	pvc     *corev1.PersistentVolumeClaim
+	pvc *corev1.PersistentVolumeClaim
+	// wrapped is the Pod's PVC when a Dataset wraps it (wrap.go); pvc is
+	// then that Dataset's own PVC.
+	wrapped *corev1.PersistentVolumeClaim
 	dataset *datav1alpha1.Dataset
 	pv      *corev1.PersistentVolume
 	runtime client.Object
@@ -137,7 +145,7 @@ type sources struct {
 func (s *sources) key(volume string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(volume)
-	for _, o := range []client.Object{s.pvc, s.dataset, s.pv, s.runtime, s.fuse, s.record, s.referenced, s.migrate} {
+	for _, o := range []client.Object{s.pvc, s.wrapped, s.dataset, s.pv, s.runtime, s.fuse, s.record, s.referenced, s.migrate} {
 		b.WriteByte('|')
 		if o == nil || reflect.ValueOf(o).IsNil() {
 			continue
@@ -169,15 +177,22 @@ func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1
 }
 
 // readVolume reads the objects behind one Pod volume into src and builds
-// its dataset volume; ok is false when the PVC is missing or not a
-// dataset's.
+// its dataset volume; ok is false when the PVC is missing or neither a
+// dataset's nor one a Dataset wraps.
 func (g *Gatherer) readVolume(ctx context.Context, namespace string, v corev1.Volume, src *sources, tracking bool) (DatasetVolume, bool, error) {
-	if found, err := g.get(ctx, types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}, src.pvc, src, tracking); !found || err != nil {
+	claim := types.NamespacedName{Namespace: namespace, Name: v.PersistentVolumeClaim.ClaimName}
+	found, err := g.get(ctx, claim, src.pvc, src, tracking)
+	if err != nil {
 		return DatasetVolume{}, false, err
 	}
-	dsKey, ok := DatasetOfClaim(src.pvc)
+	dsKey, ok := types.NamespacedName{}, false
+	if found {
+		dsKey, ok = DatasetOfClaim(src.pvc)
+	}
 	if !ok {
-		return DatasetVolume{}, false, nil
+		if dsKey, ok, err = g.readWrapped(ctx, claim, src, tracking); !ok || err != nil {
+			return DatasetVolume{}, false, err
+		}
 	}
 	if err := g.read(ctx, dsKey, src, tracking); err != nil {
 		return DatasetVolume{}, false, err
@@ -284,8 +299,11 @@ func (g *Gatherer) read(ctx context.Context, dsKey types.NamespacedName, src *so
 func build(volume string, dsKey types.NamespacedName, src *sources) DatasetVolume {
 	// Every field the policies read is present even for a missing dataset,
 	// so that they deny it by name instead of failing on a null.
-	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name,
+	dv := DatasetVolume{Volume: volume, Claim: src.pvc.Name, Wrapped: src.wrapped != nil, Dataset: DatasetFacts{Namespace: dsKey.Namespace, Name: dsKey.Name,
 		Localities: map[string][]corev1.NodeSelectorRequirement{}, Runtime: RuntimeFacts{FuseNodeSelector: map[string]string{}, FuseVolumes: []string{}}}}
+	if src.wrapped != nil {
+		dv.Claim = src.wrapped.Name
+	}
 	if src.dataset == nil {
 		return dv // no such dataset: phase "" tells the policies
 	}
