@@ -31,15 +31,15 @@ func proxyOf(rt *datav1alpha1.AlluxioRuntime, ports map[string]int) *containerVa
 // AlluxioRuntime with spec.apiGateway.enabled listens (Fluid's
 // status.apiGateway.endpoint) at the first master pod's name under the
 // masters' Service, at the REST port (any master's proxy serves the
-// leading master's namespace).
+// leading master's namespace; on the host network, the one the controller
+// allocated unless spec.apiGateway.ports sets it).
 func (Engine) APIGateway(obj client.Object) (endpoint string, ok bool) {
 	rt, err := alluxioRuntime(obj)
 	if err != nil || !rt.Spec.APIGateway.Enabled {
 		return "", false
 	}
-	gw := rt.Spec.APIGateway
 	port := ProxyPort
-	if p, set := gw.Ports["rest"]; set {
+	if p, set := hostPortsOver(rt, "apiGateway", rt.Spec.APIGateway.Ports)["rest"]; set {
 		port = p
 	}
 	return fmt.Sprintf("%s-master-0.%s:%d", rt.Name, masterDomain(rt), port), true
@@ -54,7 +54,7 @@ func apiGatewayFields() engines.Fields {
 		engines.HonouredField(p+"enabled", "runs the "+what+" in each master pod, listening on port rest (39999) of the masters' Service; status.apiGateway.endpoint says where"),
 		engines.HonouredField(p+"env", "environment of the "+what),
 		engines.HonouredField(p+"jvmOptions", "JVM flags of the "+what+", after spec.jvmOptions"),
-		engines.HonouredField(p+"ports", "ports of the "+what+" (rest)"),
+		engines.HonouredField(p+"ports", "ports of the "+what+" (rest); with the masters on the host network the controller allocates it unless set (status.hostPorts)"),
 		propertiesRow(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
 		engines.HonouredField(p+"resources", "container resources of the "+what),
 		engines.HonouredField(p+"volumeMounts", "mounts of spec.volumes in the "+what),

@@ -33,8 +33,9 @@ func or(v, def string) string {
 }
 
 // Masters and workers use the pod network unless their networkMode is
-// HostNetwork (Fluid's default): Sluice allocates no host ports, and the
-// fixed Alluxio ports of two runtimes would collide on a node.
+// HostNetwork (Fluid's default; docs/engines.md says why Sluice's is not).
+// On the host network their ports are the ones the controller allocated
+// (hostports.go).
 
 // masterOf is the master pod: the master (which mounts the root under
 // storage, reading its secret options from the environment), the job

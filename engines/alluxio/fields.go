@@ -62,7 +62,7 @@ func componentFields(name, pod, what string) engines.Fields {
 		engines.WarnedField(p+"enabled", "has no effect: Sluice always runs the "+what),
 		engines.HonouredField(p+"env", "environment of the "+what),
 		engines.HonouredField(p+"jvmOptions", "JVM flags of the "+what+", after spec.jvmOptions"),
-		engines.HonouredField(p+"ports", "ports of the "+what+" (Alluxio's port names)"),
+		engines.HonouredField(p+"ports", "ports of the "+what+" (Alluxio's port names); on the host network the controller allocates the others (status.hostPorts)"),
 		propertiesRow(p+"properties", "Alluxio properties of the "+what+", over spec.properties"),
 		engines.HonouredField(p+"resources", "container resources of the "+what),
 		engines.HonouredField(p+"volumeMounts", "mounts of spec.volumes in the "+what),
@@ -75,7 +75,7 @@ func componentFields(name, pod, what string) engines.Fields {
 	}
 	rows = append(rows,
 		engines.HonouredField(p+"imagePullSecrets", "pull secrets of the "+what+", after spec.imagePullSecrets"),
-		engines.HonouredField(p+"networkMode", "HostNetwork runs the "+what+" on the host network (the pod network otherwise)"),
+		engines.HonouredField(p+"networkMode", "HostNetwork runs the "+what+" on the host network, on ports the controller allocates (the pod network otherwise, where Fluid's default is HostNetwork)"),
 		engines.HonouredField(p+"nodeSelector", "nodes the "+what+" may run on"),
 		engines.HonouredField(p+"podMetadata", "labels and annotations of the "+what+", over spec.podMetadata"),
 	)

@@ -132,17 +132,18 @@ func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) 
 		defs        []portDef
 		override    map[string]int
 	}{
-		{"master", "spec.master.ports", masterPortDefs, rt.Spec.Master.Ports},
-		{"jobMaster", "spec.jobMaster.ports", jobMasterPortDefs, rt.Spec.JobMaster.Ports},
-		{"worker", "spec.worker.ports", workerPortDefs, rt.Spec.Worker.Ports},
-		{"jobWorker", "spec.jobWorker.ports", jobWorkerPortDefs, rt.Spec.JobWorker.Ports},
+		// On the host network, over the ports the controller allocated.
+		{"master", "spec.master.ports", masterPortDefs, hostPortsOver(rt, "master", rt.Spec.Master.Ports)},
+		{"jobMaster", "spec.jobMaster.ports", jobMasterPortDefs, hostPortsOver(rt, "jobMaster", rt.Spec.JobMaster.Ports)},
+		{"worker", "spec.worker.ports", workerPortDefs, hostPortsOver(rt, "worker", rt.Spec.Worker.Ports)},
+		{"jobWorker", "spec.jobWorker.ports", jobWorkerPortDefs, hostPortsOver(rt, "jobWorker", rt.Spec.JobWorker.Ports)},
 	} {
 		if ports[c.name], err = resolvePorts(c.field, c.defs, c.override, computed); err != nil {
 			return nil, err
 		}
 	}
 	if rt.Spec.APIGateway.Enabled {
-		if ports["apiGateway"], err = resolvePorts("spec.apiGateway.ports", proxyPortDefs, rt.Spec.APIGateway.Ports, computed); err != nil {
+		if ports["apiGateway"], err = resolvePorts("spec.apiGateway.ports", proxyPortDefs, hostPortsOver(rt, "apiGateway", rt.Spec.APIGateway.Ports), computed); err != nil {
 			return nil, err
 		}
 	}
