@@ -2,7 +2,9 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,4 +144,65 @@ func hasContainerPort(c corev1.Container, name string, port int32) bool {
 		}
 	}
 	return false
+}
+
+// TestHostNetworkAlluxioRuntimesGetDisjointHostPorts: two AlluxioRuntimes
+// whose masters and workers are switched to the host network get every
+// port of their master and worker pods from the controller's range,
+// disjoint, rendered into their StatefulSets and the clients'
+// properties.
+func TestHostNetworkAlluxioRuntimesGetDisjointHostPorts(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	held := map[int32]string{}
+	for _, name := range []string{"left", "right"} {
+		if err := env.Client.Create(ctx, testobj.Dataset(name, ns, testobj.WithMounts("s3://bucket/"+name))); err != nil {
+			t.Fatal(err)
+		}
+		rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: datav1alpha1.AlluxioRuntimeSpec{
+			Replicas: 1, TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{testobj.Level(datav1alpha1.Memory, "/dev/shm", "2Gi")}}}}
+		rt.Spec.Master.NetworkMode, rt.Spec.Worker.NetworkMode = datav1alpha1.HostNetworkMode, datav1alpha1.HostNetworkMode
+		if err := env.Client.Create(ctx, rt); err != nil {
+			t.Fatal(err)
+		}
+		key := types.NamespacedName{Namespace: ns, Name: name}
+		eventually(t, 20*time.Second, name+" records its host ports", func() bool {
+			return env.Client.Get(ctx, key, rt) == nil && len(rt.Status.HostPorts) == 9
+		})
+		for port, p := range rt.Status.HostPorts {
+			if other, dup := held[p]; dup {
+				t.Errorf("port %d is %s and %s/%s", p, other, name, port)
+			}
+			held[p] = name + "/" + port
+		}
+		cm := &corev1.ConfigMap{}
+		eventually(t, 20*time.Second, "Helm installs "+name+"-config", func() bool {
+			return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-config"}, cm) == nil
+		})
+		if want := fmt.Sprintf("alluxio.master.rpc.port=%d\n", rt.Status.HostPorts["master.rpc"]); !strings.Contains(cm.Data["alluxio-site.properties"], want) {
+			t.Errorf("the clients' properties lack %q", want)
+		}
+		for sts, want := range map[string]map[string]string{
+			name + "-master": {"alluxio-master/rpc": "master.rpc", "alluxio-job-master/job-rpc": "jobMaster.rpc"},
+			name + "-worker": {"alluxio-worker/rpc": "worker.rpc", "alluxio-job-worker/job-data": "jobWorker.data"},
+		} {
+			obj := &appsv1.StatefulSet{}
+			eventually(t, 20*time.Second, "Helm installs "+sts, func() bool {
+				return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: sts}, obj) == nil
+			})
+			if !obj.Spec.Template.Spec.HostNetwork {
+				t.Errorf("%s is not on the host network", sts)
+			}
+			for cp, record := range want {
+				ctr, port, _ := strings.Cut(cp, "/")
+				found := false
+				for _, c := range obj.Spec.Template.Spec.Containers {
+					found = found || c.Name == ctr && hasContainerPort(c, port, rt.Status.HostPorts[record])
+				}
+				if !found {
+					t.Errorf("%s: container %s has no port %s = %d (%s)", sts, ctr, port, rt.Status.HostPorts[record], record)
+				}
+			}
+		}
+	}
 }
