@@ -38,12 +38,13 @@ func or(v, def string) string {
 // (hostports.go).
 
 // masterOf is the master pod: the master (which mounts the root under
-// storage, reading its secret options from the environment), the job
-// master, and the sidecar that mounts nested under storages.
-func masterOf(rt *datav1alpha1.AlluxioRuntime, replicas int32, u ufs, ports map[string]map[string]int) masterValues {
+// storage, reading its secret options from the environment, and starts
+// from the Dataset's restore location rs, if any), the job master, and the
+// sidecar that mounts nested under storages.
+func masterOf(rt *datav1alpha1.AlluxioRuntime, replicas int32, u ufs, ports map[string]map[string]int, rs *restore) masterValues {
 	m, jm := rt.Spec.Master, rt.Spec.JobMaster
 	self := "$(POD_NAME)." + masterDomain(rt)
-	flags := []string{"-Dalluxio.master.hostname=" + self}
+	flags := append([]string{"-Dalluxio.master.hostname=" + self}, rs.flags()...)
 	for _, s := range u.rootSecrets {
 		flags = append(flags, fmt.Sprintf("-D%soption.%s=$(%s)", rootOptionPrefix, s.option, s.env))
 	}
@@ -69,6 +70,7 @@ func masterOf(rt *datav1alpha1.AlluxioRuntime, replicas int32, u ufs, ports map[
 		v.Volumes = append(v.Volumes, corev1.Volume{Name: "ufs-root", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 		v.VolumeMounts = append(v.VolumeMounts, corev1.VolumeMount{Name: "ufs-root", MountPath: localRoot})
 	}
+	rs.apply(&v)
 	return v
 }
 

@@ -99,5 +99,5 @@ func propertiesRow(path, note string) engines.Field {
 // Dataset fields are not classified per engine.
 var DatasetFields = engines.Fields{
 	engines.HonouredField("spec.owner", "uid and gid every file of the FUSE mount shows (the uid= and gid= options in the FUSE client's --fuse-opts); without an owner, Alluxio translates its users and groups to the node's"),
-	engines.RefusedField("spec.dataRestoreLocation", "Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet (Fluid's Alluxio starts the master from the backup): the Dataset would start without its metadata; remove the field, and load the data again (DataLoad)"),
+	engines.HonouredField("spec.dataRestoreLocation", "a DataBackup's location (pvc://<claim>[/<subpath>], or local:///<host path> on nodeName, where the master then runs), mounted read-only in the master, which starts from the backup file of the Dataset's name there (alluxio.master.journal.init.from.backup) when its journal is new"),
 }

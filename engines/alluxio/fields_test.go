@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines/alluxio"
 	"github.com/sluice-data/sluice/engines/enginetest"
 )
@@ -139,13 +138,4 @@ func TestUserVolumesAreChecked(t *testing.T) {
 	rt.Spec.Worker.VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/c"}}
 	_, err = alluxio.Engine{}.Values(ds, rt)
 	enginetest.WantInvalid(t, err, `spec.volumes[0].name "config" is a volume the chart gives the pod`)
-}
-
-// TestValuesRefuseDatasetFields: a backup to restore from fails the
-// runtime, naming the field.
-func TestValuesRefuseDatasetFields(t *testing.T) {
-	ds, rt := sample()
-	ds.Spec.DataRestoreLocation = &datav1alpha1.DataRestoreLocation{Path: "pvc://backups/imagenet"}
-	_, err := alluxio.Engine{}.Values(ds, rt)
-	enginetest.WantInvalid(t, err, "dataset team-a/imagenet spec.dataRestoreLocation: Sluice's Alluxio engine does not restore a Dataset from a DataBackup yet")
 }

@@ -105,6 +105,10 @@ func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) 
 	if err != nil {
 		return nil, err
 	}
+	rs, err := planRestore(ds)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkImages(rt); err != nil {
 		return nil, err
 	}
@@ -180,7 +184,7 @@ func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) 
 	if ds.Spec.NodeAffinity != nil {
 		r.NodeAffinity = ds.Spec.NodeAffinity.Required
 	}
-	r.Master = masterOf(rt, replicas, u, ports)
+	r.Master = masterOf(rt, replicas, u, ports, rs)
 	r.Master.APIGateway = proxyOf(rt, ports["apiGateway"])
 	r.Worker = workerOf(rt, t, u, ports)
 	r.Fuse = fuseOf(ds, rt, fuseArgs)

@@ -11,8 +11,8 @@ import (
 
 // chartVolumes are the volume names the chart gives every pod itself;
 // masterOf and workerOf add tier (tier-*) and under-storage volumes, and
-// the master its backup directory.
-var chartVolumes = []string{"config", "hadoop-config", "journal", "job-journal", "fuse-mount", "fuse-device"}
+// the master its backup directory and restore location.
+var chartVolumes = []string{"config", "hadoop-config", restoreVolume, "journal", "job-journal", "fuse-mount", "fuse-device"}
 
 // userMounts are one container's spec.<component>.volumeMounts.
 type userMounts struct {

@@ -110,3 +110,36 @@ func checkHadoopConfig(t *testing.T, what string, pod corev1.PodSpec) {
 		}
 	}
 }
+
+// TestAlluxioDatasetRestoresFromItsBackup: an Alluxio Dataset naming a
+// DataBackup's claim in spec.dataRestoreLocation gets masters that mount
+// it read-only and start their journal from the backup file of the
+// Dataset's name (issue 32, point 3).
+func TestAlluxioDatasetRestoresFromItsBackup(t *testing.T) {
+	ns := env.Namespace(t)
+	ctx := testenv.Context(t)
+	ds := testobj.Dataset("restored", ns, testobj.WithMounts("s3://bucket/restored"))
+	ds.Spec.DataRestoreLocation = &datav1alpha1.DataRestoreLocation{Path: "pvc://backups/restored"}
+	if err := env.Client.Create(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	rt := &datav1alpha1.AlluxioRuntime{ObjectMeta: metav1.ObjectMeta{Name: "restored", Namespace: ns}, Spec: datav1alpha1.AlluxioRuntimeSpec{
+		Replicas: 1, TieredStore: datav1alpha1.TieredStore{Levels: []datav1alpha1.Level{testobj.Level(datav1alpha1.Memory, "/dev/shm", "2Gi")}}}}
+	if err := env.Client.Create(ctx, rt); err != nil {
+		t.Fatal(err)
+	}
+	master := &appsv1.StatefulSet{}
+	eventually(t, 20*time.Second, "Helm installs the masters", func() bool {
+		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "restored-master"}, master) == nil
+	})
+	pod := master.Spec.Template.Spec
+	if !slices.ContainsFunc(pod.Volumes, func(v corev1.Volume) bool {
+		return v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == "backups"
+	}) {
+		t.Errorf("master volumes %+v lack the claim backups", pod.Volumes)
+	}
+	want := "-Dalluxio.master.journal.init.from.backup=/sluice/restore/" + alluxio.BackupFile(ds)
+	if !slices.ContainsFunc(pod.Containers[0].Env, func(e corev1.EnvVar) bool { return strings.Contains(e.Value, want) }) {
+		t.Errorf("master env %+v lacks %s", pod.Containers[0].Env, want)
+	}
+}

@@ -29,8 +29,9 @@ type Facts struct {
 	TierPaths []Value `json:"tierPaths"`
 	// HostPathVolumes are the host paths of the runtime's spec.volumes.
 	HostPathVolumes []Value `json:"hostPathVolumes"`
-	// LocalMounts are the host paths of a Dataset's local:// mounts, and of
-	// a DataBackup's or DataMigrate's local:// locations.
+	// LocalMounts are the host paths of a Dataset's local:// mounts and
+	// restore location, and of a DataBackup's or DataMigrate's local://
+	// locations.
 	LocalMounts []Value `json:"localMounts"`
 	// Tolerations are the taint keys a spec's tolerations tolerate ("" for
 	// one tolerating every taint): of a Dataset (its engine's pods), a
@@ -113,6 +114,9 @@ func Of(obj client.Object) Facts {
 	if ds, ok := obj.(*datav1alpha1.Dataset); ok {
 		for i, m := range ds.Spec.Mounts {
 			f.LocalMounts = append(f.LocalMounts, localLocation(fmt.Sprintf("spec.mounts[%d].mountPoint", i), m.MountPoint)...)
+		}
+		if l := ds.Spec.DataRestoreLocation; l != nil {
+			f.LocalMounts = append(f.LocalMounts, localLocation("spec.dataRestoreLocation.path", l.Path)...)
 		}
 		f.Tolerations = append(f.Tolerations, tolerationValues("spec.tolerations", ds.Spec.Tolerations)...)
 		return f

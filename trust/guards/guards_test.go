@@ -84,8 +84,9 @@ func TestGuardValues(t *testing.T) {
 		t.Fatal("a typed nil old object marks values unchanged")
 	}
 
-	ds := &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b"}, {MountPoint: "local:///etc"}}}}
-	if diff := cmp.Diff([]Value{{Path: "spec.mounts[1].mountPoint", Value: "/etc"}}, OfUpdate(ds, nil).LocalMounts); diff != "" {
+	ds := &datav1alpha1.Dataset{Spec: datav1alpha1.DatasetSpec{Mounts: []datav1alpha1.Mount{{MountPoint: "s3://b"}, {MountPoint: "local:///etc"}},
+		DataRestoreLocation: &datav1alpha1.DataRestoreLocation{Path: "local:///root/backups", NodeName: "n"}}}
+	if diff := cmp.Diff([]Value{{Path: "spec.mounts[1].mountPoint", Value: "/etc"}, {Path: "spec.dataRestoreLocation.path", Value: "/root/backups"}}, OfUpdate(ds, nil).LocalMounts); diff != "" {
 		t.Fatalf("local mounts (-want +got):\n%s", diff)
 	}
 
