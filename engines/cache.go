@@ -15,6 +15,15 @@ type CacheCounters struct {
 	Misses      float64
 	HitBytes    float64
 	MissBytes   float64
+	// RemoteHits and RemoteHitBytes are the part of Hits and HitBytes
+	// another node's cache served over the network; the rest the reader's
+	// node served. They mean something only with Remote.
+	RemoteHits     float64
+	RemoteHitBytes float64
+	// Remote: the engine's metrics tell local from remote hits, and the
+	// cache states report them (localHitRatio and the rest), as Fluid
+	// reports them for engines that tell them apart.
+	Remote bool
 }
 
 // Checked returns c, or an error naming the first figure that is not a
@@ -26,10 +35,14 @@ func Checked(c CacheCounters, what string) (CacheCounters, error) {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"cached bytes", c.CachedBytes}, {"hits", c.Hits}, {"misses", c.Misses}, {"hit bytes", c.HitBytes}, {"miss bytes", c.MissBytes}} {
+	}{{"cached bytes", c.CachedBytes}, {"hits", c.Hits}, {"misses", c.Misses}, {"hit bytes", c.HitBytes}, {"miss bytes", c.MissBytes},
+		{"remote hits", c.RemoteHits}, {"remote hit bytes", c.RemoteHitBytes}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return CacheCounters{}, fmt.Errorf("%s: %s is %v, not a finite number at least 0", what, f.name, f.v)
 		}
+	}
+	if c.RemoteHits > c.Hits || c.RemoteHitBytes > c.HitBytes {
+		return CacheCounters{}, fmt.Errorf("%s: more remote hits (%v, %v bytes) than hits (%v, %v bytes)", what, c.RemoteHits, c.RemoteHitBytes, c.Hits, c.HitBytes)
 	}
 	return c, nil
 }
@@ -39,6 +52,7 @@ func (c CacheCounters) Add(o CacheCounters) CacheCounters {
 	return CacheCounters{
 		CachedBytes: c.CachedBytes + o.CachedBytes, Hits: c.Hits + o.Hits, Misses: c.Misses + o.Misses,
 		HitBytes: c.HitBytes + o.HitBytes, MissBytes: c.MissBytes + o.MissBytes,
+		RemoteHits: c.RemoteHits + o.RemoteHits, RemoteHitBytes: c.RemoteHitBytes + o.RemoteHitBytes, Remote: c.Remote || o.Remote,
 	}
 }
 
@@ -46,12 +60,21 @@ func (c CacheCounters) Add(o CacheCounters) CacheCounters {
 // figures `kubectl get dataset` shows. capacity is the total cache size and
 // datasetBytes the dataset's size in the under storage; either may be 0 when
 // unknown, and then cachedPercentage is left out. Ratios with no reads are
-// "0.0%".
+// "0.0%". With c.Remote, the hit and throughput ratios are also split into
+// local and remote ones, each a share of all reads (local plus remote is
+// the cache's), as Fluid reports them: localHitRatio, remoteHitRatio,
+// localThroughputRatio, remoteThroughputRatio.
 func CacheStates(c CacheCounters, capacity, datasetBytes int64) datav1alpha1.CacheStateList {
 	s := datav1alpha1.CacheStateList{
 		datav1alpha1.Cached:               FormatBytes(int64(c.CachedBytes)),
 		datav1alpha1.CacheHitRatio:        percent(c.Hits, c.Hits+c.Misses),
 		datav1alpha1.CacheThroughputRatio: percent(c.HitBytes, c.HitBytes+c.MissBytes),
+	}
+	if c.Remote {
+		s[datav1alpha1.LocalHitRatio] = percent(c.Hits-c.RemoteHits, c.Hits+c.Misses)
+		s[datav1alpha1.RemoteHitRatio] = percent(c.RemoteHits, c.Hits+c.Misses)
+		s[datav1alpha1.LocalThroughputRatio] = percent(c.HitBytes-c.RemoteHitBytes, c.HitBytes+c.MissBytes)
+		s[datav1alpha1.RemoteThroughputRatio] = percent(c.RemoteHitBytes, c.HitBytes+c.MissBytes)
 	}
 	if capacity > 0 {
 		s[datav1alpha1.CacheCapacity] = FormatBytes(capacity)
@@ -92,5 +115,6 @@ func (c CacheCounters) Max(o CacheCounters) CacheCounters {
 	return CacheCounters{
 		CachedBytes: max(c.CachedBytes, o.CachedBytes), Hits: max(c.Hits, o.Hits), Misses: max(c.Misses, o.Misses),
 		HitBytes: max(c.HitBytes, o.HitBytes), MissBytes: max(c.MissBytes, o.MissBytes),
+		RemoteHits: max(c.RemoteHits, o.RemoteHits), RemoteHitBytes: max(c.RemoteHitBytes, o.RemoteHitBytes), Remote: c.Remote || o.Remote,
 	}
 }

@@ -37,8 +37,12 @@ const (
 //     the under-storage bytes, which Alluxio counts inside remote reads.
 //     Fluid adds local and remote reads as they are, which reads a cold
 //     scan as a 50% hit ratio.
-//   - Hits and Misses stay 0: Alluxio 2.x exports no per-read or per-block
-//     hit counts, only bytes.
+//   - RemoteHitBytes are the remote reads less the under-storage bytes,
+//     the rest of HitBytes local (short-circuit and domain-socket) reads.
+//   - Hits, Misses and RemoteHits are the same byte figures: Alluxio 2.x
+//     exports no per-read or per-block hit counts, only bytes, and Fluid's
+//     hit ratios for Alluxio (cacheHitRatio, localHitRatio,
+//     remoteHitRatio) are byte ratios too.
 func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	var c engines.CacheCounters
 	families, err := engines.ParseFamilies(r)
@@ -48,6 +52,8 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	v := func(name string) float64 { return engines.SumFamily(families[name]) }
 	c.CachedBytes = v(metricCapacityUsed)
 	c.MissBytes = v(metricBytesReadUfsAll)
-	c.HitBytes = v(metricBytesReadLocal) + v(metricBytesReadDomain) + max(v(metricBytesReadRemote)-c.MissBytes, 0)
+	c.RemoteHitBytes = max(v(metricBytesReadRemote)-c.MissBytes, 0)
+	c.HitBytes = v(metricBytesReadLocal) + v(metricBytesReadDomain) + c.RemoteHitBytes
+	c.Hits, c.Misses, c.RemoteHits, c.Remote = c.HitBytes, c.MissBytes, c.RemoteHitBytes, true
 	return engines.Checked(c, "Alluxio master metrics")
 }

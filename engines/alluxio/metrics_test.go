@@ -22,10 +22,23 @@ func TestParseMetricsReadsTheMastersPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 5GiB cached; 15GiB read remotely, 5GiB of which workers fetched from S3.
-	want := engines.CacheCounters{CachedBytes: 5 * gib, HitBytes: 10 * gib, MissBytes: 5 * gib}
+	// 5GiB cached; 15GiB read remotely, 5GiB of which workers fetched from
+	// S3. Hits are bytes, as in Fluid.
+	want := engines.CacheCounters{CachedBytes: 5 * gib, HitBytes: 10 * gib, MissBytes: 5 * gib, RemoteHitBytes: 10 * gib,
+		Hits: 10 * gib, Misses: 5 * gib, RemoteHits: 10 * gib, Remote: true}
 	if got != want {
 		t.Errorf("ParseMetrics = %+v, want %+v", got, want)
+	}
+	// The keys and formats of Fluid's cacheStates for Alluxio: every read
+	// hit another node's cache or missed, none was local.
+	states := engines.CacheStates(got, 0, 0)
+	for k, v := range map[datav1alpha1.CacheStateName]string{
+		datav1alpha1.CacheHitRatio: "66.7%", datav1alpha1.LocalHitRatio: "0.0%", datav1alpha1.RemoteHitRatio: "66.7%",
+		datav1alpha1.CacheThroughputRatio: "66.7%", datav1alpha1.LocalThroughputRatio: "0.0%", datav1alpha1.RemoteThroughputRatio: "66.7%",
+	} {
+		if states[k] != v {
+			t.Errorf("%s = %q, want %q", k, states[k], v)
+		}
 	}
 }
 
@@ -45,8 +58,12 @@ Cluster_BytesReadUfsAll 3.221225472E9
 	}
 	// Asynchronous caching reads the under storage beyond what remote
 	// readers asked for: remote hits never go below zero.
-	if want := (engines.CacheCounters{HitBytes: 2 * gib, MissBytes: 3 * gib}); got != want {
+	if want := (engines.CacheCounters{HitBytes: 2 * gib, MissBytes: 3 * gib, Hits: 2 * gib, Misses: 3 * gib, Remote: true}); got != want {
 		t.Errorf("ParseMetrics = %+v, want %+v", got, want)
+	}
+	states := engines.CacheStates(got, 0, 0)
+	if states[datav1alpha1.LocalHitRatio] != "40.0%" || states[datav1alpha1.RemoteHitRatio] != "0.0%" || states[datav1alpha1.CacheHitRatio] != "40.0%" {
+		t.Errorf("cache states %v, want 40.0%% of reads local hits and none remote", states)
 	}
 }
 
@@ -58,7 +75,7 @@ func TestParseMetricsWithoutClusterMetricsIsZero(t *testing.T) {
 		"process only": "# TYPE Master_TotalPaths gauge\nMaster_TotalPaths 1.0\n# TYPE Master_GetFileInfoOps gauge\nMaster_GetFileInfoOps 3.0\n",
 	} {
 		got, err := ParseMetrics(strings.NewReader(page))
-		if err != nil || got != (engines.CacheCounters{}) {
+		if err != nil || got != (engines.CacheCounters{Remote: true}) {
 			t.Errorf("%s: ParseMetrics = %+v, %v; want zero counters and no error", name, got, err)
 		}
 	}

@@ -43,7 +43,10 @@ func readOps(source string) string { return nsPrefix + source + "_readop_num_tot
 //   - HitBytes and Hits are the local plus remote read bytes and read
 //     operations, MissBytes and Misses the backend ones, as Fluid's Grafana
 //     dashboard computes the hit ratio (slicelet reads are left out there
-//     and here).
+//     and here);
+//   - RemoteHitBytes and RemoteHits are the remote ones, so the cache
+//     states split hits into local and remote as Fluid does for Alluxio
+//     (Fluid reports no hit ratios for Jindo).
 //
 // A missing family counts as 0, but a page with none of the capacity gauges
 // is an error: it is not a namespace service's page (an HTML page, another
@@ -68,5 +71,6 @@ func ParseMetrics(r io.Reader) (engines.CacheCounters, error) {
 	c.MissBytes = v(readBytes(sourceBackend))
 	c.Hits = v(readOps(sourceLocal)) + v(readOps(sourceRemote))
 	c.Misses = v(readOps(sourceBackend))
+	c.RemoteHitBytes, c.RemoteHits, c.Remote = v(readBytes(sourceRemote)), v(readOps(sourceRemote)), true
 	return engines.Checked(c, "JindoCache master metrics")
 }

@@ -22,9 +22,20 @@ func TestParseMetricsReadsTheMastersPage(t *testing.T) {
 	}
 	// Used disk plus used memory; remote plus local reads hit, backend
 	// reads missed. The documented page has no readop counts.
-	want := engines.CacheCounters{CachedBytes: 153423446016, HitBytes: 112108045498, MissBytes: 166703347021}
+	want := engines.CacheCounters{CachedBytes: 153423446016, HitBytes: 112108045498, MissBytes: 166703347021,
+		RemoteHitBytes: 112108045498, Remote: true}
 	if got != want {
 		t.Errorf("ParseMetrics = %+v, want %+v", got, want)
+	}
+	// Every byte served from cache came over the network: 112108045498 of
+	// 278811392519 bytes read, 40.2%.
+	states := engines.CacheStates(got, 0, 0)
+	for k, v := range map[datav1alpha1.CacheStateName]string{
+		datav1alpha1.CacheThroughputRatio: "40.2%", datav1alpha1.LocalThroughputRatio: "0.0%", datav1alpha1.RemoteThroughputRatio: "40.2%",
+	} {
+		if states[k] != v {
+			t.Errorf("%s = %q, want %q", k, states[k], v)
+		}
 	}
 }
 
@@ -52,9 +63,19 @@ jindofsx_ns_backend_readop_num_total_window 9
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := engines.CacheCounters{CachedBytes: 1024, HitBytes: 800, MissBytes: 200, Hits: 85, Misses: 15}
+	want := engines.CacheCounters{CachedBytes: 1024, HitBytes: 800, MissBytes: 200, Hits: 85, Misses: 15,
+		RemoteHitBytes: 500, RemoteHits: 55, Remote: true}
 	if got != want {
 		t.Errorf("ParseMetrics = %+v, want %+v", got, want)
+	}
+	states := engines.CacheStates(got, 0, 0)
+	for k, v := range map[datav1alpha1.CacheStateName]string{
+		datav1alpha1.CacheHitRatio: "85.0%", datav1alpha1.LocalHitRatio: "30.0%", datav1alpha1.RemoteHitRatio: "55.0%",
+		datav1alpha1.CacheThroughputRatio: "80.0%", datav1alpha1.LocalThroughputRatio: "30.0%", datav1alpha1.RemoteThroughputRatio: "50.0%",
+	} {
+		if states[k] != v {
+			t.Errorf("%s = %q, want %q", k, states[k], v)
+		}
 	}
 }
 
@@ -62,7 +83,7 @@ jindofsx_ns_backend_readop_num_total_window 9
 // zero, not an error.
 func TestParseMetricsWithOnlyACapacityIsZero(t *testing.T) {
 	got, err := ParseMetrics(strings.NewReader("# TYPE jindofsx_ns_total_disk_cap gauge\njindofsx_ns_total_disk_cap 0\n"))
-	if err != nil || got != (engines.CacheCounters{}) {
+	if err != nil || got != (engines.CacheCounters{Remote: true}) {
 		t.Errorf("ParseMetrics = %+v, %v; want zero counters and no error", got, err)
 	}
 }

@@ -46,4 +46,15 @@ func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
 	eventually(t, 20*time.Second, "the Dataset reports the leading master's cache states", func() bool {
 		return env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "coco"}, got) == nil && sameStates(got.Status.CacheStates, want)
 	})
+	// Fluid's hit and throughput ratios for Alluxio, local and remote, as
+	// byte ratios: the recorded page's 10GiB of cache reads all came over
+	// the network, against 5GiB from the under storage.
+	for k, v := range map[datav1alpha1.CacheStateName]string{
+		datav1alpha1.CacheHitRatio: "66.7%", datav1alpha1.LocalHitRatio: "0.0%", datav1alpha1.RemoteHitRatio: "66.7%",
+		datav1alpha1.CacheThroughputRatio: "66.7%", datav1alpha1.LocalThroughputRatio: "0.0%", datav1alpha1.RemoteThroughputRatio: "66.7%",
+	} {
+		if got.Status.CacheStates[k] != v {
+			t.Errorf("status.cacheStates.%s = %q, want %q", k, got.Status.CacheStates[k], v)
+		}
+	}
 }

@@ -138,6 +138,8 @@ func TestJuiceFSCacheStates(t *testing.T) {
 	})
 	markReady(t, sts)
 
+	// Exactly these keys: like Fluid, no local or remote ratios for JuiceFS,
+	// whose client counts hits of its own block cache only.
 	want := datav1alpha1.CacheStateList{
 		datav1alpha1.Cached: "1GiB", datav1alpha1.CacheCapacity: "10GiB", datav1alpha1.CachedPercentage: "25.0%",
 		datav1alpha1.CacheHitRatio: "85.0%", datav1alpha1.CacheThroughputRatio: "85.0%",
