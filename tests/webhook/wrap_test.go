@@ -59,7 +59,7 @@ func seedWrappingDataset(t *testing.T, ns string) string {
 	fuse := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nas" + datav1alpha1.FuseDaemonSetSuffix},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse", Image: "registry.example.com/nfs-fuse", Command: []string{"mount-nfs"}}}}}}}
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse", Image: "registry.example.com/nfs-fuse", Command: []string{"mount-nfs"}}}}}}}
 	if err := env.Client.Create(ctx, fuse); err != nil {
 		t.Fatal(err)
 	}
