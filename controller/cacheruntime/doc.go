@@ -1,12 +1,13 @@
 // Package cacheruntime reconciles a runtime kind into a working cache: it binds
 // the runtime to the Dataset of the same name, installs or upgrades the
 // engine's Helm release (controller/helm), follows the workers, creates the
-// Dataset's PV and PVC once they are ready and marks the Dataset Bound, then
+// Dataset's PV and PVC once they are ready and marks the Dataset Bound (and,
+// for a ThinRuntime, the PVC its Dataset wraps: wrap.go), then
 // keeps Fluid's cache labels on the nodes running ready workers and the
 // runtime's and the Dataset's cacheStates current from the metrics
 // of the engine's cache-reporting pods (Engine.CacheMetrics); on
-// deletion it uninstalls the release, removes the PV and PVC and returns the
-// Dataset to NotBound.
+// deletion it uninstalls the release, removes the PV and PVC (and the wrap
+// mark) and returns the Dataset to NotBound.
 //
 // A reconcile has one shape (cacheruntime_controller.go): get the runtime,
 // ensure the finalizer (or clean up), run the phases in order (phases.go:
