@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"reflect"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,7 +31,7 @@ func (r *Reconciler) assignHostPorts(ctx context.Context, s *scope, eng engines.
 	if err != nil {
 		return err
 	}
-	ports, err := r.HostPorts.Assign(ctx, r.holder(s.rt), want)
+	ports, err := r.HostPorts.Assign(ctx, r.holder(client.ObjectKeyFromObject(s.rt)), want)
 	if err != nil {
 		return err
 	}
@@ -59,12 +60,17 @@ func (r *Reconciler) assignHostPorts(ctx context.Context, s *scope, eng engines.
 // releaseHostPorts frees the host ports of a runtime that is gone.
 func (r *Reconciler) releaseHostPorts(key client.ObjectKey) {
 	if r.HostPorts != nil {
-		r.HostPorts.Release(hostports.Holder{Type: r.Engine.Type(), Namespace: key.Namespace, Name: key.Name})
+		r.HostPorts.Release(r.holder(key))
 	}
 }
 
-func (r *Reconciler) holder(rt client.Object) hostports.Holder {
-	return hostports.HolderOf(r.Engine.Type(), rt)
+// holder names the runtime of the reconciler's kind with key in the
+// allocator: by its kind, as the runtimes' records are read
+// (hostports.Records), whatever the engine's type.
+func (r *Reconciler) holder(key client.ObjectKey) hostports.Holder {
+	// The kinds of api/v1alpha1 are their Go types' names.
+	kind := reflect.TypeOf(r.Engine.NewObject()).Elem().Name()
+	return hostports.Holder{Kind: kind, Namespace: key.Namespace, Name: key.Name}
 }
 
 // exhausted says err is a host port range without enough free ports.

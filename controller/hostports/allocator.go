@@ -8,13 +8,12 @@ import (
 	"sync"
 )
 
-// Holder names a runtime: its runtime type (alluxio, as a Dataset's
-// status.runtimes records it), namespace and name.
+// Holder names a runtime: its kind (AlluxioRuntime), namespace and name.
 type Holder struct {
-	Type, Namespace, Name string
+	Kind, Namespace, Name string
 }
 
-func (h Holder) String() string { return h.Type + " runtime " + h.Namespace + "/" + h.Name }
+func (h Holder) String() string { return h.Kind + " " + h.Namespace + "/" + h.Name }
 
 // Loader reads what every runtime holds, as recorded in its
 // status.hostPorts (from the API server, not a cache that may not have

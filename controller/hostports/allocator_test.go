@@ -12,9 +12,9 @@ import (
 
 var (
 	ctx  = context.Background()
-	rtA  = Holder{"alluxio", "a", "data"}
-	rtB  = Holder{"jindo", "b", "data"}
-	rtC  = Holder{"alluxio", "c", "data"}
+	rtA  = Holder{"AlluxioRuntime", "a", "data"}
+	rtB  = Holder{"JindoRuntime", "b", "data"}
+	rtC  = Holder{"AlluxioRuntime", "c", "data"}
 	none = func(context.Context) (map[Holder]map[string]int32, error) { return nil, nil }
 )
 
@@ -183,7 +183,7 @@ func TestConcurrentAssignmentsNeverShareAPort(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h := Holder{"jindo", fmt.Sprintf("ns%d", i), "data"}
+			h := Holder{"JindoRuntime", fmt.Sprintf("ns%d", i), "data"}
 			for round := range 20 {
 				want := map[string]int{"master.rpc": 0, "worker.rpc": 0}
 				if round%3 == 0 {
@@ -202,7 +202,7 @@ func TestConcurrentAssignmentsNeverShareAPort(t *testing.T) {
 	wg.Wait()
 	seen := map[int32]Holder{}
 	for i := range runtimes {
-		h := Holder{"jindo", fmt.Sprintf("ns%d", i), "data"}
+		h := Holder{"JindoRuntime", fmt.Sprintf("ns%d", i), "data"}
 		held, err := a.Held(ctx, h)
 		if err != nil {
 			t.Fatal(err)

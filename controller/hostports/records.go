@@ -9,9 +9,9 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
-// HolderOf names the runtime rt of the runtime type typ.
-func HolderOf(typ string, rt client.Object) Holder {
-	return Holder{Type: typ, Namespace: rt.GetNamespace(), Name: rt.GetName()}
+// HolderOf names the runtime rt of the kind (AlluxioRuntime).
+func HolderOf(kind string, rt client.Object) Holder {
+	return Holder{Kind: kind, Namespace: rt.GetNamespace(), Name: rt.GetName()}
 }
 
 // Records is the Loader that lists every runtime kind through r (the API
@@ -26,7 +26,7 @@ func Records(r client.Reader) Loader {
 			}
 			for _, rt := range list.GetRuntimes() {
 				if ports := rt.GetRuntimeStatus().HostPorts; len(ports) > 0 {
-					out[HolderOf(k.Type, rt)] = ports
+					out[HolderOf(k.Kind, rt)] = ports
 				}
 			}
 		}

@@ -58,7 +58,7 @@ func TestHostNetworkRuntimesGetDisjointHostPorts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := fresh.Assign(ctx, hostports.HolderOf("jindo", rt), want)
+		got, err := fresh.Assign(ctx, hostports.HolderOf("JindoRuntime", rt), want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestHostNetworkRuntimesGetDisjointHostPorts(t *testing.T) {
 			t.Errorf("after a restart %s gets %v, recorded %v", rt.Name, got, rec)
 		}
 	}
-	newcomer, err := fresh.Assign(ctx, hostports.Holder{Type: "jindo", Namespace: ns, Name: "newcomer"}, map[string]int{"master.rpc": 0, "worker.rpc": 0})
+	newcomer, err := fresh.Assign(ctx, hostports.Holder{Kind: "JindoRuntime", Namespace: ns, Name: "newcomer"}, map[string]int{"master.rpc": 0, "worker.rpc": 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +88,10 @@ func TestHostNetworkRuntimesGetDisjointHostPorts(t *testing.T) {
 		return apierrors.IsNotFound(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: a.Name}, &datav1alpha1.JindoRuntime{}))
 	})
 	eventually(t, 10*time.Second, "its host ports are released", func() bool {
-		held, err := hostPorts.Held(ctx, hostports.HolderOf("jindo", a))
+		held, err := hostPorts.Held(ctx, hostports.HolderOf("JindoRuntime", a))
 		return err == nil && held == nil
 	})
-	if held, err := hostPorts.Held(ctx, hostports.HolderOf("jindo", b)); err != nil || !maps.Equal(held, pb) {
+	if held, err := hostPorts.Held(ctx, hostports.HolderOf("JindoRuntime", b)); err != nil || !maps.Equal(held, pb) {
 		t.Errorf("the other runtime holds %v (%v), want %v", held, err, pb)
 	}
 }
