@@ -8,7 +8,7 @@ import (
 )
 
 func TestTableFromTheDefaultPolicyData(t *testing.T) {
-	data, err := policies.DefaultData()
+	data, err := policies.DefaultData(policies.ProfileRestricted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,14 @@
 package controller
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/rest"
 
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/internal/metricsauth"
+	"github.com/sluice-data/sluice/policies"
 )
 
 // NewCommand returns `sluice controller`; connect returns the cluster's
@@ -55,6 +58,7 @@ never-stored operations).`,
 	fs.DurationVar(&o.GCPeriod, "gc-interval", o.GCPeriod, "how often what the controller created for runtimes that are gone without their deletion's cleanup (their finalizer removed) is looked for and removed: FUSE records, Dataset PVCs and PVs, node cache labels (0: never)")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "the webhook's --policy-namespaces (the chart sets both alike): the operation conflict table is read from the policy data of their ConfigMaps labelled policy.sluice.io/bundle=true at each claim, as the webhook's policies read it (empty: the default table alone)")
 	fs.Var(&o.HostPortRange, "runtime-node-port-range", "the ports (first-last) the controller allocates to runtimes' components on the host network (Alluxio's and Jindo's masters and workers), never one another runtime holds; recorded in each runtime's status.hostPorts")
+	fs.StringVar(&o.PolicyProfile, "policy-profile", o.PolicyProfile, "the webhook's --policy-profile (the chart sets both alike): the install profile ("+strings.Join(policies.Profiles(), ", ")+") whose policy data the operation conflict table and the guards checked at reconcile start from")
 	fs.IntVar(&o.Concurrency, "concurrent-reconciles", o.Concurrency, "how many runtimes of one kind reconcile at once")
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "API requests per second the controller may send (negative: no client-side limit, the API server's priority and fairness applies)")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "API request burst above --kube-api-qps")

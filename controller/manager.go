@@ -73,6 +73,10 @@ type Options struct {
 	// conflict table is read from the policy data of their ConfigMaps, as
 	// the webhook's policies read it (none: the default table alone).
 	PolicyNamespaces []string
+	// PolicyProfile is the webhook's --policy-profile (the chart sets both
+	// alike): the install profile whose policy data the tables read here
+	// start from (policies.Profile; empty: restricted).
+	PolicyProfile string
 	// GCPeriod is how often the orphan sweep (controller/gc) removes what
 	// the controller created for runtimes that are gone without their
 	// deletion's cleanup (FUSE records, Dataset volumes, node labels); 0
@@ -125,7 +129,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	data, err := policies.DefaultData()
+	data, err := policies.DefaultData(o.PolicyProfile)
 	if err != nil {
 		return nil, err
 	}

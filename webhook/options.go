@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sluice-data/sluice/internal/metricsauth"
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
 
@@ -33,6 +34,10 @@ type Options struct {
 	ProbeAddr string
 	// PolicyNamespaces are the namespaces whose policy ConfigMaps are loaded.
 	PolicyNamespaces []string
+	// PolicyProfile is the install profile whose policy data is merged
+	// over the embedded defaults, under the policy ConfigMaps
+	// (policies.Profile): restricted (the default) or fluid-compatible.
+	PolicyProfile string
 	// FuseRecords is the namespace of the controller's FUSE records
 	// (datav1alpha1.FuseRecord), which the sidecar of a runtime serving
 	// another namespace's Pod is built from: the controller's
@@ -137,6 +142,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, metricsauth.FlagUsage)
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
+	fs.StringVar(&o.PolicyProfile, "policy-profile", o.PolicyProfile, "install profile ("+strings.Join(policies.Profiles(), ", ")+"): its policy data is merged over the embedded defaults, under the policy ConfigMaps (docs/install.md, \"Install profiles\")")
 	fs.StringVar(&o.FuseRecords, "fuse-record-namespace", o.FuseRecords, "namespace of the controller's FUSE records (its --fuse-record-namespace): a runtime's FUSE sidecar in another namespace's Pod is built from the template the controller recorded there, never from the runtime namespace's DaemonSet")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
 	fs.IntVar(&o.DecisionCacheSize, "decision-cache-size", o.DecisionCacheSize, "policy decisions remembered for repeated inputs, e.g. the replicas of one Deployment (0 disables); only used when the policies call no nondeterministic builtin")
@@ -181,6 +187,9 @@ func (o *Options) Validate() error {
 		if _, err := strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("the environment variable %s=%q is not a boolean", DisableInjectionEnv, v)
 		}
+	}
+	if _, err := policies.Profile(o.PolicyProfile); err != nil {
+		return fmt.Errorf("--policy-profile: %w", err)
 	}
 	if len(o.ClientNames) > 0 && o.ClientCAFile == "" {
 		return fmt.Errorf("--client-names needs --client-ca-file")

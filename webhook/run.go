@@ -84,7 +84,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := serving.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	base, err := policy.DefaultBundle()
+	base, err := policy.ProfileBundle(o.PolicyProfile)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@
 #                     DataMigrate external storage
 #   hostPathVolumes   hostPath volumes in a runtime's spec.volumes and a
 #                     DataProcess's pod
+#   reservedHostPaths node directories no path list reaches (below)
 #   reservedTaints    taint keys no spec may tolerate (guards_pods.rego)
 #   processPrivileges host privileges a DataProcess's pod may ask for
 #                     (guards_pods.rego)
@@ -67,10 +68,54 @@ path_allowed(p, name) if {
 	clean_abs_path(p)
 	some prefix in guard_list(name)
 	path_under(p, prefix)
+	not reserved_exposed(p, prefix, name)
+}
+
+# Reserved node directories (reservedHostPaths: the node's system and
+# Kubernetes directories, Sluice's own): no path list reaches one, or
+# anything below one, through a prefix above it; a path list must name
+# the directory below a reserved one itself (tieredstorePaths' /dev/shm
+# under /dev). local:// paths and hostPath volumes are mounted as they
+# are, so a directory above a reserved one (/, /var) would show it and is
+# reserved too; a tier's node directory is below its path
+# (<path>/.sluice/<namespace>/<name>), so only "below" counts for tiers.
+reserved_exposed(p, prefix, name) if {
+	some r in guard_list("reservedHostPaths")
+	reserved_meets(p, r, name)
+	not strictly_under(prefix, r)
+}
+
+reserved_meets(p, r, _) if path_under(p, r)
+
+reserved_meets(p, r, name) if {
+	name != "tieredstorePaths"
+	path_under(r, p)
+}
+
+strictly_under(a, r) if {
+	path_under(a, r)
+	trim_suffix(a, "/") != trim_suffix(r, "/")
+}
+
+# reserved_path is the first reserved directory a path under an allowed
+# prefix meets, for the message.
+reserved_path(p, name) := sort(met)[0] if {
+	met := {r |
+		some prefix in guard_list(name)
+		path_under(p, prefix)
+		some r in guard_list("reservedHostPaths")
+		reserved_meets(p, r, name)
+		not strictly_under(prefix, r)
+	}
+	count(met) > 0
 }
 
 guard_path_message(what, p, name) := sprintf("%s %q must be absolute and clean (no \".\", \"..\", \"//\" or trailing \"/\")", [what, p]) if {
 	not clean_abs_path(p)
+} else := sprintf("%s %q is, or is above, the node directory %q, which is reserved (policy data validating.guards.reservedHostPaths; validating.guards.%s must name a directory below it)", [
+	what, p, reserved_path(p, name), name,
+]) if {
+	reserved_path(p, name)
 } else := sprintf("%s %q is not under an allowed prefix in namespace %q (allowed: %s; policy data validating.guards.%s)", [
 	what, p, obj.metadata.namespace, allowed_list(name), name,
 ])
@@ -144,11 +189,14 @@ host_path_kind if is_runtime
 
 host_path_kind if input.kind == "DataProcess"
 
-deny contains deny_at("host-path-volume", v.path, msg) if {
+deny contains deny_at("host-path-volume", v.path, host_path_volume_message(v.value)) if {
 	host_path_kind
 	some v in judged("hostPathVolumes")
 	not path_allowed(v.value, "hostPathVolumes")
-	msg := sprintf("hostPath volume %q is not allowed in namespace %q (allowed under: %s; policy data validating.guards.hostPathVolumes)", [
-		v.value, obj.metadata.namespace, allowed_list("hostPathVolumes"),
-	])
 }
+
+host_path_volume_message(p) := guard_path_message("hostPath volume", p, "hostPathVolumes") if {
+	reserved_path(p, "hostPathVolumes")
+} else := sprintf("hostPath volume %q is not allowed in namespace %q (allowed under: %s; policy data validating.guards.hostPathVolumes)", [
+	p, obj.metadata.namespace, allowed_list("hostPathVolumes"),
+])

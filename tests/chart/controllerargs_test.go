@@ -36,10 +36,11 @@ func TestControllerArgsAreItsFlags(t *testing.T) {
 // (a shorter one in the controller would release a claim whose admission
 // is still in flight), the namespace of the FUSE records (audit M12:
 // the webhook reads where the controller writes) and the policy namespaces
-// (the operation conflict table of their policy data), and secure metrics
-// (audit L11).
+// (the operation conflict table of their policy data), the install profile
+// (the guards the controller checks at reconcile are the webhook's), and
+// secure metrics (audit L11).
 func TestWebhookAndControllerAgree(t *testing.T) {
-	objs := render(t, parseValues(t, "claimGracePeriod: 45s\nwebhook: {policyNamespaces: [platform]}\n"))
+	objs := render(t, parseValues(t, "claimGracePeriod: 45s\nwebhook: {policyNamespaces: [platform]}\npolicies: {profile: fluid-compatible}\n"))
 	flagsOf := func(name, ctr string) map[string]string {
 		out := map[string]string{}
 		for _, a := range strs(t, container(t, find(t, objs, "Deployment", name), ctr), "args") {
@@ -50,7 +51,7 @@ func TestWebhookAndControllerAgree(t *testing.T) {
 		return out
 	}
 	c, w := flagsOf("sluice-controller", "controller"), flagsOf("sluice-webhook", "webhook")
-	for flag, want := range map[string]string{"--claim-grace-period": "45s", "--fuse-record-namespace": namespace, "--policy-namespaces": namespace + ",platform", "--metrics-secure": "true"} {
+	for flag, want := range map[string]string{"--claim-grace-period": "45s", "--fuse-record-namespace": namespace, "--policy-namespaces": namespace + ",platform", "--metrics-secure": "true", "--policy-profile": "fluid-compatible"} {
 		if c[flag] != want || w[flag] != want {
 			t.Errorf("%s: controller %q, webhook %q, want both %q", flag, c[flag], w[flag], want)
 		}

@@ -1,8 +1,12 @@
 package chart_test
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sluice-data/sluice/policies"
 )
 
 // TestSchemaRejectsWrongValues checks that values.schema.json stops a
@@ -42,6 +46,8 @@ func TestSchemaRejectsWrongValues(t *testing.T) {
 			[]string{"/webhook/resources/limits/memory"}},
 		{"a host port range that is not first-last", `controller: {hostPortRange: "20000"}`,
 			[]string{"/controller/hostPortRange"}},
+		{"an unknown install profile", `policies: {profile: fluid}`,
+			[]string{"/policies/profile", "restricted", "fluid-compatible"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := dryRun(loadChart(t), parseValues(t, tc.values), namespace)
@@ -73,6 +79,7 @@ func TestSchemaAcceptsTheDocumentedValues(t *testing.T) {
 		`image: {repository: registry.example.com/sluice, digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}`,
 		`csi: {enabled: false}`,
 		`policies: {create: false}`,
+		`policies: {profile: fluid-compatible}`,
 		`certManager: {enabled: true, issuerRef: {name: internal-ca, kind: Issuer}}`,
 		`webhook: {podDisruptionBudget: {enabled: false}, logLevel: "2"}`,
 		`webhook: {clientAuth: {enabled: true, caConfigMap: apiserver-client-ca, allowedNames: [kube-apiserver-webhook-client]}}`,
@@ -81,6 +88,29 @@ func TestSchemaAcceptsTheDocumentedValues(t *testing.T) {
 		if _, err := dryRun(loadChart(t), parseValues(t, values), namespace); err != nil {
 			t.Errorf("values %s: %v", values, err)
 		}
+	}
+}
+
+// TestTheProfileEnumIsThePolicies: the schema's policies.profile values
+// are the profiles the binary embeds.
+func TestTheProfileEnumIsThePolicies(t *testing.T) {
+	var schema struct {
+		Properties struct {
+			Policies struct {
+				Properties struct {
+					Profile struct {
+						Enum []string `json:"enum"`
+					} `json:"profile"`
+				} `json:"properties"`
+			} `json:"policies"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(loadChart(t).Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(slices.Values(schema.Properties.Policies.Properties.Profile.Enum))
+	if want := policies.Profiles(); !slices.Equal(got, want) {
+		t.Errorf("values.schema.json policies.profile enum %v, want the embedded profiles %v", got, want)
 	}
 }
 

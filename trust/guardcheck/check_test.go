@@ -23,7 +23,7 @@ import (
 
 func checker(t *testing.T, over map[string]any, objs ...client.Object) *guardcheck.Checker {
 	t.Helper()
-	data, err := policies.DefaultData()
+	data, err := policies.DefaultData(policies.ProfileRestricted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestThePlatformsDataApplies(t *testing.T) {
 // value the platform has just admitted is not refused, and the data is
 // read again only to confirm a denial.
 func TestADenialIsConfirmedWithTheDataAsItIsNow(t *testing.T) {
-	base, err := policies.DefaultData()
+	base, err := policies.DefaultData(policies.ProfileRestricted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +121,9 @@ func TestADenialIsConfirmedWithTheDataAsItIsNow(t *testing.T) {
 	if _, _ = c.Check(context.Background(), fine); reads != 1 {
 		t.Fatalf("the cached data was read again: %d reads", reads)
 	}
-	kubelet := testobj.JuiceFSRuntime("k", "team-a", 1, testobj.Level(datav1alpha1.SSD, "/var/lib/kubelet", "1Gi"))
-	current = policies.MergeData(base, map[string]any{"validating": map[string]any{"guards": map[string]any{"team-a": map[string]any{"tieredstorePaths": []any{"/var/lib/kubelet"}}}}})
-	if got, err := c.Check(context.Background(), kubelet); err != nil || len(got) != 0 || reads != 2 {
+	srv := testobj.JuiceFSRuntime("k", "team-a", 1, testobj.Level(datav1alpha1.SSD, "/srv/cache", "1Gi"))
+	current = policies.MergeData(base, map[string]any{"validating": map[string]any{"guards": map[string]any{"team-a": map[string]any{"tieredstorePaths": []any{"/srv/cache"}}}}})
+	if got, err := c.Check(context.Background(), srv); err != nil || len(got) != 0 || reads != 2 {
 		t.Errorf("a path the platform has just admitted: %v %v, %d reads", got, err, reads)
 	}
 }

@@ -102,7 +102,7 @@ func TestGuardValues(t *testing.T) {
 // TestDefaultImagePrefixesAdmitTheEnginesImages keeps policies/data.yaml's
 // default image allow-list in step with the images the engines default to.
 func TestDefaultImagePrefixesAdmitTheEnginesImages(t *testing.T) {
-	data, err := policies.DefaultData()
+	data, err := policies.DefaultData(policies.ProfileRestricted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,11 @@ func tolerationValues(field string, ts []corev1.Toleration) []Value {
 // is one.
 func localLocation(field, uri string) []Value {
 	if p, ok := strings.CutPrefix(strings.TrimSpace(uri), "local://"); ok {
+		// One trailing "/" names the same directory (Fluid's docs write
+		// local:///mnt/data/); the path is judged without it.
+		if len(p) > 1 {
+			p = strings.TrimSuffix(p, "/")
+		}
 		return []Value{{Path: field, Value: p}}
 	}
 	return nil

@@ -38,15 +38,32 @@ func DefaultBundle() (*Bundle, error) {
 	return b, nil
 }
 
+// ProfileBundle returns the policies embedded in the binary with the
+// install profile's data merged over the default data
+// (policies.Profile; "" is restricted).
+func ProfileBundle(profile string) (*Bundle, error) {
+	b, err := DefaultBundle()
+	if err != nil {
+		return nil, err
+	}
+	over, err := policies.Profile(profile)
+	if err != nil {
+		return nil, err
+	}
+	b.Data = MergeData(b.Data, over)
+	return b, nil
+}
+
 // AddFS adds every .rego, .yaml, .yml and .json file of fsys (testdata
-// directories excluded), naming modules by their slash-separated path.
+// and the embedded install profiles excluded: ProfileBundle merges the one
+// chosen), naming modules by their slash-separated path.
 func (b *Bundle) AddFS(fsys fs.FS, source string) error {
 	return fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if d.Name() == "testdata" {
+			if d.Name() == "testdata" || (fsys == policies.FS && p == policies.ProfileDir) {
 				return fs.SkipDir
 			}
 			return nil

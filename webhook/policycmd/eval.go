@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -28,6 +29,7 @@ type evalOptions struct {
 	old            string
 	objects        string
 	policyDirs     []string
+	profile        string
 	patch          bool
 	nativeSidecars bool
 	configuration  string
@@ -63,6 +65,7 @@ would record. A denial prints its reasons to stderr and exits with status 1.`,
 	cmd.Flags().StringVar(&o.old, "old", "", "with --object: its previous version, to validate an UPDATE")
 	cmd.Flags().StringVar(&o.objects, "objects", "", "a multi-document file of the cluster objects the webhook would see")
 	cmd.Flags().StringArrayVar(&o.policyDirs, "policies", nil, "a directory of extra Rego modules and policy data (repeatable)")
+	cmd.Flags().StringVar(&o.profile, "profile", policies.ProfileRestricted, "the install profile whose policy data is merged over the defaults, as the chart's policies.profile ("+strings.Join(policies.Profiles(), ", ")+")")
 	cmd.Flags().BoolVar(&o.patch, "patch", false, "print the JSON patch instead of the mutated Pod")
 	cmd.Flags().BoolVar(&o.nativeSidecars, "native-sidecars", true, "whether the cluster supports native sidecars (Kubernetes >= 1.29)")
 	cmd.Flags().StringVar(&o.configuration, "webhook-configuration", "", "with --pod: the MutatingWebhookConfiguration deciding which Pods reach the webhook (default: Sluice's, config/webhook/mutating.yaml)")
@@ -84,7 +87,7 @@ func (o *evalOptions) run(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	bundle, err := loadBundle(o.policyDirs)
+	bundle, err := loadBundle(o.profile, o.policyDirs)
 	if err != nil {
 		return err
 	}

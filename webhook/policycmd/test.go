@@ -61,10 +61,11 @@ type testOptions struct {
 	skipDefaults bool
 }
 
-// loadBundle returns the default policies plus the policy directories',
-// as `policy eval --policies` evaluates them.
-func loadBundle(dirs []string) (*policy.Bundle, error) {
-	b, err := policy.DefaultBundle()
+// loadBundle returns the default policies, with the install profile's
+// data, plus the policy directories', as `policy eval --profile
+// --policies` evaluates them.
+func loadBundle(profile string, dirs []string) (*policy.Bundle, error) {
+	b, err := policy.ProfileBundle(profile)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // or users are warned about operations that run, or not warned about ones
 // the controller fails at once.
 func TestPolicySupportTableMatchesTheEngines(t *testing.T) {
-	data, err := policies.DefaultData()
+	data, err := policies.DefaultData(policies.ProfileRestricted)
 	if err != nil {
 		t.Fatal(err)
 	}
