@@ -66,7 +66,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 		return nil, engines.Invalid("dataset %s/%s %w", ds.Namespace, ds.Name, err)
 	}
 	if len(ds.Spec.Mounts) == 0 {
-		return nil, engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
+		return nil, engines.Invalid("dataset %s/%s: spec.mounts is empty; a JuiceFS Dataset needs one mount, of the file system (juicefs:///)", ds.Namespace, ds.Name)
 	}
 	for _, err := range []error{check(ds, rt), checkVolumes(rt)} {
 		if err != nil {

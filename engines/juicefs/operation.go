@@ -34,7 +34,7 @@ var operations = dataop.Builders[*datav1alpha1.JuiceFSRuntime]{
 // commands reach.
 func hasMounts(ds *datav1alpha1.Dataset) error {
 	if len(ds.Spec.Mounts) == 0 {
-		return engines.Invalid("dataset %s/%s has no mounts", ds.Namespace, ds.Name)
+		return engines.Invalid("dataset %s/%s: spec.mounts is empty; a JuiceFS Dataset needs one mount, of the file system (juicefs:///)", ds.Namespace, ds.Name)
 	}
 	return nil
 }
