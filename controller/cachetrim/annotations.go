@@ -16,6 +16,9 @@ var Annotations = []string{
 	datav1alpha1.AnnotationAppsDone,      // sidecarexit
 	helm.ReleaseNameAnnotation,           // objects of a release
 	helm.ReleaseNamespaceAnnotation,
+	// Read on runtimes (which are not trimmed) to copy into their PVs;
+	// listed because the check cannot tell the object read.
+	datav1alpha1.AnnotationSkipCheckMountReadyTarget,
 }
 
 // keepAnnotations returns the entries of a whose keys are in Annotations,
