@@ -47,7 +47,9 @@ help: ## Show this help.
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice, and docs/engines.md's field tables.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
-	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) crd paths=./api/v1alpha1/... output:crd:artifacts:config=config/crd/bases
+	# The PolicyReport CRDs, which the chart installs only when asked (audit.policyReports.crds).
+	$(CONTROLLER_GEN) crd paths=./api/policyreport/... output:crd:artifacts:config=charts/sluice/files/policyreports
 	$(CONTROLLER_GEN) rbac:roleName=sluice-controller paths=./controller/... output:rbac:artifacts:config=config/rbac
 	# The platform chart's CRDs and controller rules follow what was generated (hack/chartsync).
 	$(GO) run ./hack/chartsync
