@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/audit"
 	"github.com/sluice-data/sluice/webhook/certs"
 )
 
@@ -82,6 +83,18 @@ type Options struct {
 	// environment variable DisableInjectionEnv ("true"), Fluid's, does the
 	// same and is read on every review, as Fluid reads it.
 	DisableInjection bool
+	// AuditInterval, when set, turns the in-cluster audit on: every
+	// interval and on every policy bundle change, one replica (the holder
+	// of the Lease audit.LeaseName in AuditLeaseNamespace) writes each
+	// namespace's PolicyReport (webhook/audit).
+	AuditInterval time.Duration
+	// AuditQPS bounds the audit's API requests per second (Pod pages and
+	// report writes).
+	AuditQPS float64
+	// AuditPageSize is how many Pods one audit list request returns.
+	AuditPageSize int64
+	// AuditLeaseNamespace holds the audit's Lease.
+	AuditLeaseNamespace string
 }
 
 // DisableInjectionEnv is Fluid's environment variable that turns the
@@ -115,21 +128,24 @@ func NewOptions() *Options {
 		ns = DefaultNamespace
 	}
 	return &Options{
-		Port:               9443,
-		CertDir:            "/etc/sluice/webhook/certs",
-		Certs:              certs.NewConfig(ns),
-		MetricsAddr:        ":8080",
-		ProbeAddr:          ":8081",
-		PolicyNamespaces:   []string{ns},
-		FuseRecords:        ns,
-		MaxRequestBytes:    7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
-		NativeSidecars:     "auto",
-		DecisionCacheSize:  4096,
-		DecisionCacheBytes: 64 << 20,
-		ClaimGracePeriod:   30 * time.Second,
-		GCPercent:          DefaultGCPercent,
-		SpecialisePolicies: true,
-		ShutdownDelay:      5 * time.Second,
+		Port:                9443,
+		CertDir:             "/etc/sluice/webhook/certs",
+		Certs:               certs.NewConfig(ns),
+		MetricsAddr:         ":8080",
+		ProbeAddr:           ":8081",
+		PolicyNamespaces:    []string{ns},
+		FuseRecords:         ns,
+		MaxRequestBytes:     7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
+		NativeSidecars:      "auto",
+		DecisionCacheSize:   4096,
+		DecisionCacheBytes:  64 << 20,
+		ClaimGracePeriod:    30 * time.Second,
+		GCPercent:           DefaultGCPercent,
+		SpecialisePolicies:  true,
+		ShutdownDelay:       5 * time.Second,
+		AuditQPS:            5,
+		AuditPageSize:       audit.DefaultPageSize,
+		AuditLeaseNamespace: ns,
 	}
 }
 
@@ -154,6 +170,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.ClientNames, "client-names", o.ClientNames, "with --client-ca-file, the only client certificate subjects accepted: a common name or DNS name (empty: any certificate the CAs signed)")
 	fs.DurationVar(&o.ShutdownDelay, "shutdown-delay", o.ShutdownDelay, "on SIGTERM, how long to keep serving with /readyz failing before the listener closes and the requests in flight drain: longer than the Service takes to stop sending connections to a terminating Pod (give the Pod a terminationGracePeriodSeconds longer than this plus the webhooks' timeoutSeconds)")
 	fs.BoolVar(&o.DisableInjection, "disable-injection", o.DisableInjection, "turn injection off for every Pod (FUSE sidecars, data affinity, every mutation): Pods are judged by the policies' deny rules and admitted unmutated, those that asked for injection with a warning; the environment variable "+DisableInjectionEnv+"=true does the same")
+	fs.DurationVar(&o.AuditInterval, "audit-interval", o.AuditInterval, "turn the in-cluster policy audit on: every interval, and whenever the policy bundle changes, one replica evaluates the stored objects and writes a wgpolicyk8s.io PolicyReport per namespace (the CRDs must be installed; 0: off)")
+	fs.Float64Var(&o.AuditQPS, "audit-qps", o.AuditQPS, "with --audit-interval, the audit's API requests per second at most (Pod list pages and report writes)")
+	fs.Int64Var(&o.AuditPageSize, "audit-page-size", o.AuditPageSize, "with --audit-interval, the Pods one list request returns")
+	fs.StringVar(&o.AuditLeaseNamespace, "audit-lease-namespace", o.AuditLeaseNamespace, "with --audit-interval, the namespace of the Lease that elects the auditing replica (default: the Pod's)")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
 }
@@ -176,6 +196,12 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxRequestBytes <= 0 {
 		return fmt.Errorf("--max-request-bytes must be positive")
+	}
+	if o.AuditInterval < 0 {
+		return fmt.Errorf("--audit-interval must not be negative")
+	}
+	if o.AuditInterval > 0 && (o.AuditQPS <= 0 || o.AuditPageSize <= 0 || o.AuditLeaseNamespace == "") {
+		return fmt.Errorf("--audit-interval needs a positive --audit-qps and --audit-page-size, and an --audit-lease-namespace")
 	}
 	if o.ShutdownDelay < 0 {
 		return fmt.Errorf("--shutdown-delay must not be negative")

@@ -101,6 +101,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReloader(mgr, reloader, changes, wrapped); err != nil {
 		return nil, err
 	}
+	if err := setupAudit(mgr, cfg, engine, o, native); err != nil {
+		return nil, err
+	}
 	mh := NewMutatingHandler(engine, mgr.GetCache(), changes, native, o.DecisionCacheSize, o.DecisionCacheBytes)
 	mh.Pipeline.Gatherer.Wrapped = wrapped
 	mh.Pipeline.Gatherer.Live = mgr.GetAPIReader()
