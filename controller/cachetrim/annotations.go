@@ -21,12 +21,21 @@ var Annotations = []string{
 	datav1alpha1.AnnotationSkipCheckMountReadyTarget,
 }
 
+// maxWord is the longest value kept of an annotation the controller
+// compares with a name or a word (a release's name or namespace,
+// "sluice", "true"): no name is longer (DNS subdomains), so a longer value
+// equals none of them and dropping it changes no reading, while a tenant
+// could otherwise make each of them up to 256 KiB a Pod or PVC. The list
+// in datasets-in-use is kept whole (docs/security.md says what it costs).
+const maxWord = 253
+
 // keepAnnotations returns the entries of a whose keys are in Annotations,
-// nil when none is.
+// nil when none is, without the values longer than maxWord of every key
+// but datasets-in-use.
 func keepAnnotations(a map[string]string) map[string]string {
 	var out map[string]string
 	for _, k := range Annotations {
-		if v, ok := a[k]; ok {
+		if v, ok := a[k]; ok && (len(v) <= maxWord || k == datav1alpha1.AnnotationDatasetsInUse) {
 			if out == nil {
 				out = map[string]string{}
 			}

@@ -122,7 +122,8 @@ func scan(t *testing.T) reads {
 	pod := podTypes()
 	r := reads{fields: map[field][]string{}, annotations: map[string][]string{}}
 	for _, p := range load(t) {
-		if !strings.HasPrefix(p.PkgPath, "github.com/sluice-data/sluice/controller") && !takesPods(p) {
+		if !strings.HasPrefix(p.PkgPath, "github.com/sluice-data/sluice/controller") && !takesPods(p) ||
+			p.PkgPath == "github.com/sluice-data/sluice/controller/cachetrim" { // the trim's reads are its copy and its own check
 			continue
 		}
 		info := p.TypesInfo
@@ -302,7 +303,7 @@ func TestTrimDropsWhatTenantsFill(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "n", Annotations: map[string]string{"tenant/blob": big, "fluid.io/datasets-in-use": "d"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i", Command: []string{big}, Args: []string{big},
-			Env: []corev1.EnvVar{{Name: "E", Value: big}}}},
+			Env: []corev1.EnvVar{{Name: "E", Value: big}}, TerminationMessagePolicy: corev1.TerminationMessageReadFile}}, // required by the API server
 			Volumes: []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{Items: []corev1.KeyToPath{{Key: big}}}}}}},
 	}
 	out := Pod(in.DeepCopy())
