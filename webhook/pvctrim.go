@@ -15,11 +15,13 @@ var claimLabels = []string{datav1alpha1.LabelDatasetID, datav1alpha1.LabelDatase
 
 // trimClaim is the part of a dataset PVC the webhook reads: its identity
 // (the gatherer's memo keys on UID and resourceVersion), its deletion, the
-// dataset labels (claimLabels), the created-by annotation and the volume
-// it names. The cache selects PVCs by a label any tenant may set (a
-// claim on another namespace's dataset is one the tenant creates), so
-// what a PVC may hold beyond that, up to 1.5 MiB of annotations, labels
-// and spec, is not kept (audit N9).
+// dataset labels (claimLabels) and the volume it names; no annotation,
+// whose values (up to 256 KiB) the PVC's author chooses. The cache
+// selects PVCs by a label any tenant may set (a claim on another
+// namespace's dataset is one the tenant creates), so what a PVC may hold
+// beyond that, up to 1.5 MiB of annotations, labels and spec, is not
+// kept: a cached PVC takes about 1 KB whatever its author put in it
+// (audit N9; docs/security.md).
 func trimClaim(obj any) (any, error) {
 	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
 	if !ok {
@@ -29,7 +31,7 @@ func trimClaim(obj any) (any, error) {
 		TypeMeta: pvc.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{Name: pvc.Name, Namespace: pvc.Namespace, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion,
 			Generation: pvc.Generation, CreationTimestamp: pvc.CreationTimestamp, DeletionTimestamp: pvc.DeletionTimestamp,
-			Labels: keep(pvc.Labels, claimLabels), Annotations: keep(pvc.Annotations, []string{datav1alpha1.AnnotationCreatedBy})},
+			Labels: keep(pvc.Labels, claimLabels)},
 		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: pvc.Spec.VolumeName},
 	}
 	return out, nil
