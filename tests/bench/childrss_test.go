@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,7 +32,11 @@ import (
 // (TestCacheProcess) with nothing but the cache: it syncs the cache of
 // the given shape, collects the garbage, returns freed memory to the
 // system and reports its VmRSS, which the benchmark reports as
-// process-rss-MiB.
+// process-rss-MiB, with its heap's spans in use and live bytes
+// (process-heap-MiB, process-live-MiB) and how many times the cache called
+// its transform per object (transforms/object). With
+// SLUICE_BENCH_PROFILE_DIR set, the child writes its heap profile there
+// (<shape>.heap.pprof).
 
 const (
 	childShape      = "SLUICE_BENCH_CHILD_SHAPE"
@@ -58,17 +66,23 @@ func processRSS(b *testing.B, shape string) {
 	if err != nil {
 		b.Fatalf("the cache process failed: %v\n%s", err, out)
 	}
+	figures := map[string]int64{}
 	for _, l := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "rss-bytes "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
+		if f := strings.Fields(l); len(f) == 2 && strings.HasPrefix(l, f[0]+" ") {
+			n, err := strconv.ParseInt(f[1], 10, 64)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportMetric(float64(n)/(1<<20), "process-rss-MiB")
-			return
+			figures[f[0]] = n
 		}
 	}
-	b.Fatalf("the cache process reported no RSS:\n%s", out)
+	if _, ok := figures["rss-bytes"]; !ok || figures["objects"] == 0 {
+		b.Fatalf("the cache process reported no RSS or no objects:\n%s", out)
+	}
+	b.ReportMetric(float64(figures["rss-bytes"])/(1<<20), "process-rss-MiB")
+	b.ReportMetric(float64(figures["heap-bytes"])/(1<<20), "process-heap-MiB")
+	b.ReportMetric(float64(figures["live-bytes"])/(1<<20), "process-live-MiB")
+	b.ReportMetric(float64(figures["transforms"])/float64(figures["objects"]), "transforms/object")
 }
 
 // TestCacheProcess is the child of processRSS; it does nothing unless run
@@ -88,6 +102,16 @@ func TestCacheProcess(t *testing.T) {
 	}
 	opts, kind := newShape()
 	opts.Scheme = sluicescheme.New()
+	var transforms atomic.Int64
+	if t := opts.DefaultTransform; t != nil {
+		opts.DefaultTransform = func(obj any) (any, error) { transforms.Add(1); return t(obj) }
+	}
+	for obj, by := range opts.ByObject {
+		if t := by.Transform; t != nil {
+			by.Transform = func(obj any) (any, error) { transforms.Add(1); return t(obj) }
+			opts.ByObject[obj] = by
+		}
+	}
 	c, err := cache.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -95,14 +119,27 @@ func TestCacheProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	go func() { _ = c.Start(ctx) }()
-	if _, err := c.GetInformer(ctx, kind); err != nil {
+	inf, err := c.GetInformer(ctx, kind)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.WaitForCacheSync(ctx) {
 		t.Fatal("the cache did not sync")
 	}
+	objects := len(inf.(interface{ GetStore() toolscache.Store }).GetStore().ListKeys())
 	runtime.GC()
 	debug.FreeOSMemory()
-	fmt.Printf("rss-bytes %d\n", rssBytes())
+	inUse, live := heapInUse()
+	fmt.Printf("rss-bytes %d\nheap-bytes %d\nlive-bytes %d\ntransforms %d\nobjects %d\n", rssBytes(), inUse, live, transforms.Load(), objects)
+	if dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR"); dir != "" {
+		f, err := os.Create(filepath.Join(dir, shape+".heap.pprof"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
 	runtime.KeepAlive(c)
 }
