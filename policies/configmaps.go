@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/sluice-data/sluice/policies/enforcement"
 )
 
 const (
@@ -88,6 +90,13 @@ func ParseData(name, content, source string) (map[string]any, error) {
 	var data map[string]any
 	if err := yaml.Unmarshal([]byte(content), &data); err != nil {
 		return nil, fmt.Errorf("policy data %s (%s): %w", name, source, err)
+	}
+	// The enforcement section's shape is checked per file, so that a
+	// misspelt mode is reported on (and leaves out) the file that has it.
+	if e, ok := data[enforcement.Key]; ok {
+		if err := enforcement.ParsePart(e); err != nil {
+			return nil, fmt.Errorf("policy data %s (%s): %w", name, source, err)
+		}
 	}
 	return data, nil
 }

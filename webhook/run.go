@@ -116,7 +116,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	vh := &admission.Webhook{Handler: NewValidatingHandler(engine, mgr.GetCache(), live, o.ClaimGracePeriod), RecoverPanic: ptr.To(true)}
+	vhandler := NewValidatingHandler(engine, mgr.GetCache(), live, o.ClaimGracePeriod)
+	vhandler.Recorder = mgr.GetEventRecorder("sluice-webhook")
+	vh := &admission.Webhook{Handler: vhandler, RecoverPanic: ptr.To(true)}
 	mgr.GetWebhookServer().Register(validating.Path, drain.serving(limitBody(vh, o.MaxRequestBytes)))
 
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -42,6 +42,11 @@ const (
 	// wrapper reads it through the downward API and stops the FUSE process,
 	// so that the Pod (a Job's) completes. Sluice-specific.
 	AnnotationAppsDone = "sidecar.sluice.io/apps-done"
+	// AnnotationMutations is set by the mutating webhook on each Pod it
+	// changes: what each mutation rule injected, e.g. "affinity: required
+	// fluid.io/s-default-imagenet; sidecar: volume data (dataset
+	// default/imagenet)". Sluice-specific.
+	AnnotationMutations = "policy.sluice.io/mutations"
 	// AnnotationSkipPrecheck ("true") admits a Pod whose dataset is not Bound.
 	AnnotationSkipPrecheck = "sidecar.fluid.io/skip-precheck"
 	// AnnotationHostMountPathMode ("random-suffix") gives each Pod a unique

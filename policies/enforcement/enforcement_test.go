@@ -86,7 +86,9 @@ exceptions:
 	}
 	before := time.Date(2027, 1, 30, 0, 0, 0, 0, time.UTC)
 	after := time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC)
-	obj := func(ns, name string, labels map[string]string) Object { return Object{Namespace: ns, Name: name, Labels: labels} }
+	obj := func(ns, name string, labels map[string]string) Object {
+		return Object{Namespace: ns, Name: name, Labels: labels}
+	}
 	tests := []struct {
 		name      string
 		rule      string

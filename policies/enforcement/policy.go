@@ -234,4 +234,6 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // expired reports whether e has expired at now.
-func (e Exception) expired(now time.Time) bool { return e.Expires != nil && !now.Before(e.Expires.Time) }
+func (e Exception) expired(now time.Time) bool {
+	return e.Expires != nil && !now.Before(e.Expires.Time)
+}

@@ -23,6 +23,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/trust"
 	"github.com/sluice-data/sluice/trust/guards"
 )
@@ -94,9 +95,17 @@ func (c *Checker) check(ctx context.Context, reread bool, objs []client.Object) 
 	if err != nil {
 		return nil, false, err
 	}
+	// The enforcement section applies as at admission: a rule in warn or
+	// dryrun mode, or an exception covering the object, refuses nothing.
+	enforced, err := enforcement.Parse(data[enforcement.Key])
+	if err != nil {
+		return nil, false, fmt.Errorf("the policy data: %w", err)
+	}
+	now := time.Now()
 	rules := Rules()
 	var out []Denial
 	for _, obj := range objs {
+		at := enforcement.Object{Namespace: obj.GetNamespace(), Name: obj.GetName(), Labels: obj.GetLabels()}
 		input, err := c.input(ctx, obj)
 		if err != nil {
 			return nil, false, err
@@ -114,7 +123,7 @@ func (c *Checker) check(ctx context.Context, reread bool, objs []client.Object) 
 					return nil, false, fmt.Errorf("the guard rules' denials: %w", err)
 				}
 				for _, d := range ds {
-					if slices.Contains(rules, d.Rule) {
+					if slices.Contains(rules, d.Rule) && enforced.Judge(d.Rule, d.Message, at, now).Outcome == enforcement.Denied {
 						found = append(found, d)
 					}
 				}
@@ -137,7 +146,11 @@ func (c *Checker) Refuse(ctx context.Context, objs ...client.Object) error {
 	for i, d := range ds {
 		msgs[i] = d.String()
 	}
-	return engines.Invalid("the platform's guards refuse it (the validating webhook would have): %s", strings.Join(msgs, "; "))
+	rules := make([]string, len(ds))
+	for i, d := range ds {
+		rules[i] = d.Rule
+	}
+	return engines.Invalid("the platform's guards refuse it (the validating webhook would have): %s; %s", strings.Join(msgs, "; "), enforcement.ExceptionHint(rules))
 }
 
 // input is the admission input of a CREATE of obj with its guard facts:

@@ -127,3 +127,46 @@ func TestADenialIsConfirmedWithTheDataAsItIsNow(t *testing.T) {
 		t.Errorf("a path the platform has just admitted: %v %v, %d reads", got, err, reads)
 	}
 }
+
+// TestEnforcementAppliesAtReconcile: a guard rule in warn or dryrun mode,
+// or an exception covering the object until it expires, refuses nothing
+// at reconcile either, as at admission; elsewhere the rule still denies,
+// and a refusal says how to get an exception.
+func TestEnforcementAppliesAtReconcile(t *testing.T) {
+	registry := func(ns, name string, labels map[string]string) *datav1alpha1.JuiceFSRuntime {
+		rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Gi"))
+		rt.Spec.JuiceFSVersion.Image = "busybox"
+		rt.Labels = labels
+		return rt
+	}
+	over := map[string]any{"enforcement": map[string]any{
+		"rules": map[string]any{"image-registry": map[string]any{"namespaces": map[string]any{"warned": "warn", "dry": "dryrun"}}},
+		"exceptions": map[string]any{
+			"legacy":  map[string]any{"rules": []any{"image-registry"}, "selector": map[string]any{"matchLabels": map[string]any{"legacy": "true"}}},
+			"expired": map[string]any{"rules": []any{"image-registry"}, "namespaces": []any{"old"}, "expires": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)},
+		},
+	}}
+	c := checker(t, over)
+	for _, tt := range []struct {
+		obj  client.Object
+		want []string
+	}{
+		{registry("warned", "x", nil), nil},
+		{registry("dry", "x", nil), nil},
+		{registry("team-a", "x", map[string]string{"legacy": "true"}), nil},
+		{registry("team-a", "x", nil), []string{"image-registry"}},
+		{registry("old", "x", nil), []string{"image-registry"}},
+	} {
+		got, err := c.Check(context.Background(), tt.obj)
+		if err != nil || !slices.Equal(rules(got), tt.want) {
+			t.Errorf("%s/%s %v: rules %v (%v), want %v", tt.obj.GetNamespace(), tt.obj.GetName(), tt.obj.GetLabels(), rules(got), err, tt.want)
+		}
+	}
+	if err := c.Refuse(context.Background(), registry("team-a", "x", nil)); err == nil || !strings.Contains(err.Error(), "exception to rule image-registry") {
+		t.Errorf("Refuse: %v, want how to get an exception", err)
+	}
+	bad := checker(t, map[string]any{"enforcement": map[string]any{"rules": map[string]any{"image-registry": map[string]any{"mode": "audit"}}}})
+	if _, err := bad.Check(context.Background(), registry("team-a", "x", nil)); err == nil || !strings.Contains(err.Error(), `"audit" is not a mode`) {
+		t.Errorf("an unknown mode: %v", err)
+	}
+}

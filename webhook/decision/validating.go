@@ -1,6 +1,10 @@
 package decision
 
-import "github.com/open-policy-agent/opa/v1/ast"
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/sluice-data/sluice/policies/enforcement"
+)
 
 // Validating is what the validating policies decide for one object.
 type Validating struct {
@@ -10,6 +14,10 @@ type Validating struct {
 	Warnings []string `json:"warnings"`
 	// Claims are Dataset holds the webhook must record before admitting.
 	Claims []Claim `json:"claims"`
+	// Verdicts are what the enforcement policy made of each denial (set
+	// by the pipeline after evaluation, not by the policies): Deny keeps
+	// those it denies, Warnings gained those it warns of.
+	Verdicts []enforcement.Verdict `json:"-"`
 }
 
 // Claim asks the webhook to hold a Dataset for the admitted operation.

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
@@ -78,10 +79,14 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 		Pod: pod, Operation: string(req.Operation), Namespace: req.Namespace,
 		User: req.UserInfo, DryRun: ptr.Deref(req.DryRun, false), CheckOnly: skip,
 	})
+	if res != nil {
+		metrics.Report(ctrl.LoggerFrom(ctx), "mutating", res.Verdicts, "namespace", req.Namespace, "name", pod.Name,
+			"generateName", pod.GenerateName, "user", req.UserInfo.Username, "dryRun", ptr.Deref(req.DryRun, false))
+	}
 	var denied *decision.DeniedError
 	switch {
 	case errors.As(err, &denied):
-		resp = admission.Denied(denied.Error())
+		resp = admission.Denied(denied.Error() + "; " + enforcement.ExceptionHint(denied.Rules()))
 		resp.Warnings = res.Decision.Warnings
 		return resp
 	case err != nil:

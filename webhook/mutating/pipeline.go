@@ -10,8 +10,11 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/internal/podpatch"
 	"github.com/sluice-data/sluice/webhook/metrics"
@@ -52,6 +55,9 @@ type Result struct {
 	Pod *corev1.Pod
 	// Patch turns the input Pod into Pod.
 	Patch []jsonpatch.JsonPatchOperation
+	// Verdicts are what the enforcement policy made of each denial and
+	// each mutation rule with something to do (policy data enforcement).
+	Verdicts []enforcement.Verdict
 }
 
 // Pipeline is the policy evaluation plus the mutators, in order.
@@ -85,14 +91,20 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := p.decide(ctx, input)
+	active := p.Engine.Active()
+	if active == nil {
+		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, policy.ErrNotReady)
+	}
+	d, err := p.decide(ctx, active, input)
 	if err != nil {
 		return nil, err
 	}
+	obj := enforcement.Object{Namespace: req.Namespace, Name: req.Pod.Name, Labels: req.Pod.Labels}
+	d, verdicts := enforce(active.Enforcement(), d, obj, time.Now(), req.CheckOnly)
+	res := &Result{Decision: d, Pod: req.Pod, Verdicts: verdicts}
 	if len(d.Deny) > 0 {
-		return &Result{Decision: d, Pod: req.Pod}, &decision.DeniedError{Denials: d.Deny}
+		return res, &decision.DeniedError{Denials: d.Deny}
 	}
-	res := &Result{Decision: d, Pod: req.Pod}
 	if req.CheckOnly || d.Empty() {
 		return res, nil
 	}
@@ -102,6 +114,14 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 			return nil, fmt.Errorf("mutator %s: %w", m.Name(), err)
 		}
 	}
+	// A Pod the mutators changed records what was injected; one they left
+	// as it was (the webhook's own output) is left alone, annotation too.
+	if s := mutationsAnnotation(verdicts); s != "" && !equality.Semantic.DeepEqual(req.Pod, mutated) {
+		if mutated.Annotations == nil {
+			mutated.Annotations = map[string]string{}
+		}
+		mutated.Annotations[datav1alpha1.AnnotationMutations] = s
+	}
 	patch, err := podpatch.Diff(req.Pod, mutated)
 	if err != nil {
 		return nil, err
@@ -110,14 +130,12 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// decide evaluates the mutating policy for input, or reuses the decision
-// remembered for an equal input under the same deterministic bundle. The
-// returned decision is shared: callers must not modify it.
-func (p *Pipeline) decide(ctx context.Context, input ast.Value) (*decision.Mutating, error) {
-	active := p.Engine.Active()
-	if active == nil {
-		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, policy.ErrNotReady)
-	}
+// decide evaluates the mutating policy of the active bundle for input, or
+// reuses the decision remembered for an equal input under the same
+// deterministic bundle: the policy's own decision, before enforcement,
+// which depends on the time (an exception's expiry). The returned
+// decision is shared: callers must not modify it.
+func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input ast.Value) (*decision.Mutating, error) {
 	memo := active.Deterministic()
 	if memo {
 		if d, ok := p.Memo.Get(active.Generation(), input); ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
 	"github.com/sluice-data/sluice/webhook/internal/specialise"
 )
@@ -26,6 +27,8 @@ type Compiled struct {
 	generation uint64
 	// deterministic is true when equal inputs always give equal results.
 	deterministic bool
+	// enforcement is the bundle's enforcement section, checked.
+	enforcement *enforcement.Policy
 }
 
 // CompileError says which modules failed to compile and why.
@@ -101,8 +104,12 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 		}
 		return nil, &CompileError{Errors: errs}
 	}
+	enforced, err := enforcementOf(b, modules)
+	if err != nil {
+		return nil, err
+	}
 	store := NewStore(b)
-	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler)}
+	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced}
 	for i, q := range queries {
 		var sp *specialise.Specialiser
 		if spec != nil {
@@ -125,6 +132,10 @@ func (c *Compiled) Generation() uint64 { return c.generation }
 // Deterministic reports whether equal inputs always give equal results, so
 // that decisions may be memoised.
 func (c *Compiled) Deterministic() bool { return c.deterministic }
+
+// Enforcement returns the bundle's enforcement section (modes and
+// exceptions), which the pipelines apply to every decision.
+func (c *Compiled) Enforcement() *enforcement.Policy { return c.enforcement }
 
 // Data returns the policy data of the compiled bundle (data.sluice.config).
 // Callers must not modify it.

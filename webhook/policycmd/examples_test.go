@@ -48,6 +48,7 @@ var controlCases = map[string]bool{
 	"namespace-cache-budget/testdata/within-budget":                true,
 	"operation-rules/testdata/dataload-labelled-allowed":           true,
 	"operation-rules/testdata/datamigrate-other-namespace-allowed": true,
+	"enforcement-rollout/testdata/prod-denied":                     true,
 }
 
 // TestPolicyExamplesNeedTheirPolicies runs every recipe's cases over the

@@ -9,16 +9,20 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
@@ -32,6 +36,9 @@ type Handler struct {
 	Pipeline *Pipeline
 	// Scheme makes new objects of Sluice's kinds to decode into.
 	Scheme *runtime.Scheme
+	// Recorder, if set, records an Event on the Dataset of each data
+	// operation denied (but on a dry run).
+	Recorder recorder.EventRecorder
 }
 
 var _ admission.Handler = &Handler{}
@@ -95,13 +102,18 @@ func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admis
 func (h *Handler) validate(ctx context.Context, req admission.Request, r Request) admission.Response {
 	r.Namespace, r.User, r.DryRun = req.Namespace, req.UserInfo, ptr.Deref(req.DryRun, false)
 	d, err := h.Pipeline.Validate(ctx, r)
+	log := ctrl.LoggerFrom(ctx)
+	if d != nil {
+		metrics.Report(log, "validating", d.Verdicts, "kind", r.Kind, "namespace", req.Namespace, "name", req.Name, "user", req.UserInfo.Username, "dryRun", r.DryRun)
+	}
 	var denied *decision.DeniedError
 	var resp admission.Response
 	switch {
 	case errors.As(err, &denied):
-		resp = admission.Denied(denied.Error())
+		resp = admission.Denied(deniedMessage(denied))
+		h.recordDenial(ctx, r, denied)
 	case err != nil:
-		ctrl.LoggerFrom(ctx).Error(err, "denying", "kind", r.Kind, "namespace", req.Namespace, "name", req.Name)
+		log.Error(err, "denying", "kind", r.Kind, "namespace", req.Namespace, "name", req.Name)
 		return admission.Errored(http.StatusInternalServerError, err)
 	default:
 		resp = admission.Allowed("")
@@ -110,6 +122,43 @@ func (h *Handler) validate(ctx context.Context, req admission.Request, r Request
 		resp.Warnings = d.Warnings
 	}
 	return resp
+}
+
+// deniedMessage is a denial's message with how to get an exception to
+// its policy rules (an operation held by another has none to get).
+func deniedMessage(denied *decision.DeniedError) string {
+	rules := slices.DeleteFunc(denied.Rules(), func(r string) bool { return r == ExclusiveRule })
+	if len(rules) == 0 {
+		return denied.Error()
+	}
+	return denied.Error() + "; " + enforcement.ExceptionHint(rules)
+}
+
+// recordDenial records a Warning Event on the Dataset of a denied data
+// operation, where its owners look (kubectl describe dataset), unless
+// the request is a dry run or the Dataset does not exist.
+func (h *Handler) recordDenial(ctx context.Context, r Request, denied *decision.DeniedError) {
+	op, ok := r.Object.(datav1alpha1.OperationObject)
+	if h.Recorder == nil || r.DryRun || !ok || r.Operation != string(admissionv1.Create) {
+		return
+	}
+	ns, name, ok := op.GetTargetDataset()
+	if !ok {
+		return
+	}
+	ds := &datav1alpha1.Dataset{}
+	if err := h.Pipeline.Gatherer.Reader.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, ds); err != nil {
+		return
+	}
+	h.Recorder.Eventf(ds, nil, corev1.EventTypeWarning, "OperationDenied", "Admit",
+		"%s %s/%s denied: %s", r.Kind, op.GetNamespace(), op.GetName(), truncate(denied.Error(), 900))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // decode decodes a Sluice object the way the API server does (field names

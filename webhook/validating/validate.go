@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-data/sluice/claim"
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/metrics"
@@ -80,6 +81,9 @@ func (p *Pipeline) Validate(ctx context.Context, req Request) (*decision.Validat
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", policies.ValidatingQuery, err)
 	}
+	var warned []string
+	d.Deny, warned, d.Verdicts = decision.EnforceDenials(active.Enforcement(), d.Deny, enforcedObject(req), time.Now())
+	d.Warnings = append(d.Warnings, warned...)
 	if len(d.Deny) > 0 {
 		return d, &decision.DeniedError{Denials: d.Deny}
 	}
@@ -104,6 +108,16 @@ func (p *Pipeline) Validate(ctx context.Context, req Request) (*decision.Validat
 		}
 	}
 	return d, nil
+}
+
+// enforcedObject is what enforcement exceptions match of req's object:
+// the request's namespace, the object's name and labels.
+func enforcedObject(req Request) enforcement.Object {
+	obj := enforcement.Object{Namespace: req.Namespace}
+	if req.Object != nil && !reflect.ValueOf(req.Object).IsNil() {
+		obj.Name, obj.Labels = req.Object.GetName(), req.Object.GetLabels()
+	}
+	return obj
 }
 
 // hasBudget reports whether the active policy data sets a cache budget for

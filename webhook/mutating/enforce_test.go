@@ -1,0 +1,95 @@
+package mutating
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/sluice-data/sluice/policies/enforcement"
+	"github.com/sluice-data/sluice/webhook/decision"
+)
+
+func enforcementPolicy(t *testing.T, v map[string]any) *enforcement.Policy {
+	t.Helper()
+	p, err := enforcement.Parse(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fullDecision() *decision.Mutating {
+	return &decision.Mutating{
+		Warnings: []string{"w"},
+		Affinity: decision.Affinity{Preferred: []corev1.PreferredSchedulingTerm{{Weight: 100,
+			Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "fluid.io/s-a-d", Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}}}}}}},
+		MountPropagation: []decision.MountPropagation{{Volume: "data", Mode: corev1.MountPropagationHostToContainer}},
+		Annotations:      map[string]string{"fluid.io/datasets-in-use": "d"},
+		Sidecars:         []decision.Sidecar{{Volume: "data", Dataset: "a/d"}},
+		VolumeRewrites:   []decision.VolumeRewrite{{Volume: "data", HostPath: "/runtime-mnt/x"}},
+	}
+}
+
+// TestEnforceMutationRules: a mutation rule in dryrun, or excepted, drops
+// its part of the decision (the shared decision itself unchanged), and
+// each rule with something to do gets a verdict the annotation reports.
+func TestEnforceMutationRules(t *testing.T) {
+	p := enforcementPolicy(t, map[string]any{
+		"rules":      map[string]any{"sidecar": map[string]any{"mode": "dryrun"}},
+		"exceptions": map[string]any{"x": map[string]any{"rules": []any{"affinity"}, "names": []any{"excepted"}}},
+	})
+	shared := fullDecision()
+	d, verdicts := enforce(p, shared, enforcement.Object{Namespace: "a", Name: "excepted"}, time.Now(), false)
+	if len(d.Sidecars) != 0 || len(d.VolumeRewrites) != 0 || len(d.Affinity.Preferred) != 0 {
+		t.Fatalf("dryrun sidecar and excepted affinity applied: %+v", d)
+	}
+	if len(d.MountPropagation) != 1 || len(d.Annotations) != 1 {
+		t.Fatalf("the other rules were dropped: %+v", d)
+	}
+	if len(shared.Sidecars) != 1 || len(shared.Affinity.Preferred) != 1 {
+		t.Fatal("enforce changed the shared decision")
+	}
+	got := map[string]enforcement.Outcome{}
+	for _, v := range verdicts {
+		got[v.Rule] = v.Outcome
+	}
+	want := map[string]enforcement.Outcome{"affinity": enforcement.Excepted, "sidecar": enforcement.DryRunned,
+		"mount-propagation": enforcement.Applied, "pod-metadata": enforcement.Applied}
+	if len(got) != len(want) {
+		t.Fatalf("verdicts %+v, want %v", verdicts, want)
+	}
+	for r, o := range want {
+		if got[r] != o {
+			t.Errorf("rule %s: %s, want %s", r, got[r], o)
+		}
+	}
+	if a := mutationsAnnotation(verdicts); a != "mount-propagation: HostToContainer on volume data; pod-metadata: annotation fluid.io/datasets-in-use" {
+		t.Errorf("annotation %q", a)
+	}
+	_, all := enforce(nil, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if a := mutationsAnnotation(all); !strings.Contains(a, "affinity: preferred fluid.io/s-a-d (100)") || !strings.Contains(a, "sidecar: FUSE sidecar for volume data (dataset a/d)") {
+		t.Errorf("annotation without enforcement %q", a)
+	}
+}
+
+// TestEnforceDenials: a deny rule in warn mode admits with a warning (the
+// shared warnings unchanged); in dryrun silently; mutations then apply.
+func TestEnforceDenials(t *testing.T) {
+	p := enforcementPolicy(t, map[string]any{"rules": map[string]any{
+		"dataset-not-bound": map[string]any{"mode": "warn"}, "unknown-platform": map[string]any{"mode": "dryrun"}}})
+	shared := fullDecision()
+	shared.Deny = []decision.Denial{{Rule: "dataset-not-bound", Message: "not bound"}, {Rule: "unknown-platform", Message: "no such platform"}}
+	d, verdicts := enforce(p, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if len(d.Deny) != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[1], "not bound (rule dataset-not-bound, in warn mode") || len(shared.Warnings) != 1 {
+		t.Fatalf("deny %v, warnings %q (shared %q)", d.Deny, d.Warnings, shared.Warnings)
+	}
+	if len(verdicts) != 2+4 || len(d.Sidecars) != 1 {
+		t.Fatalf("verdicts %+v, sidecars %v: the admitted Pod is mutated", verdicts, d.Sidecars)
+	}
+	denied, only := enforce(nil, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if len(denied.Deny) != 2 || len(only) != 2 {
+		t.Fatalf("without enforcement: deny %v, verdicts %+v (no mutation verdicts for a denied Pod)", denied.Deny, only)
+	}
+}
