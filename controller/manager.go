@@ -148,6 +148,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	// The engines: one runtime reconciler each; data operations run on them.
 	registry := o.Engines
 	failures := &metrics.Failures{}
+	opMetrics := metrics.NewOperations()
 	conflicts := &claim.PolicyTable{Reader: live, Namespaces: o.PolicyNamespaces, Default: data}
 	guard := &guardcheck.Checker{Data: conflicts.Data, Reader: live, MaxAge: 5 * time.Second}
 	ports := o.HostPorts
@@ -165,7 +166,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupReferences(mgr, o, registry); err != nil {
 		return nil, err
 	}
-	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry, guard); err != nil {
+	if err := setupOperations(mgr, o, live, conflicts, helmClients, registry, guard, opMetrics); err != nil {
 		return nil, err
 	}
 	if err := setupGC(mgr, o, registry); err != nil {
@@ -174,7 +175,7 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	if err := setupSidecarExit(mgr); err != nil {
 		return nil, err
 	}
-	if err := setupMetrics(mgr, registry, failures); err != nil {
+	if err := setupMetrics(mgr, registry, failures, opMetrics); err != nil {
 		return nil, err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

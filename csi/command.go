@@ -7,6 +7,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/sluice-data/sluice/internal/metricsauth"
 )
 
 // NewCommand returns `sluice csi`; connect returns the cluster's client
@@ -16,6 +18,8 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 		cfg       = Config{StateDir: "/var/lib/sluice/csi", PublishTimeout: 30 * time.Second}
 		recovery  = 5 * time.Second
 		health    string
+		metrics   string
+		secure    = true
 		registrar = Registrar{DriverName: DriverName}
 	)
 	cmd := &cobra.Command{
@@ -54,6 +58,11 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 					}
 				}()
 			}
+			go func() {
+				if err := ServeMetrics(ctx, metrics, secure, restCfg); err != nil {
+					ctrl.Log.WithName("csi-metrics").Error(err, "metrics server stopped")
+				}
+			}()
 			if registrar.Dir != "" {
 				registrar.DriverName = d.cfg.Name // New applied the default name
 				go func() {
@@ -80,6 +89,8 @@ func NewCommand(connect func() (*rest.Config, error)) *cobra.Command {
 	fs.StringVar(&cfg.UpdatedbConf, "updatedb-conf", "", "the node's updatedb.conf (e.g. /host-etc/updatedb.conf): at start, add --prune-fs to its PRUNEFS and the FUSE root to its PRUNEPATHS, so that updatedb does not crawl datasets (\"\" leaves it alone)")
 	fs.StringSliceVar(&cfg.PruneFS, "prune-fs", DefaultPruneFS, "FUSE file-system types added to PRUNEFS (with --updatedb-conf)")
 	fs.StringVar(&health, "health-addr", "", "serve GET /healthz here (e.g. :9810), answering 200 only while the CSI endpoint answers Probe: the plugin container's liveness probe")
+	fs.StringVar(&metrics, "metrics-bind-address", "0", "serve Prometheus metrics here (e.g. :8080; \"0\" serves none)")
+	fs.BoolVar(&secure, "metrics-secure", secure, metricsauth.FlagUsage)
 	return cmd
 }
 

@@ -23,12 +23,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/claim"
+	"github.com/sluice-data/sluice/internal/buildinfo"
 	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/certs"
@@ -80,6 +82,9 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := buildinfo.Register(ctrlmetrics.Registry, "webhook"); err != nil {
+		return nil, fmt.Errorf("registering the build-info metric: %w", err)
 	}
 	if err := serving.SetupWithManager(mgr); err != nil {
 		return nil, err

@@ -34,6 +34,9 @@ type Collector struct {
 	Reader client.Reader
 	// Kinds are the runtime kinds to export.
 	Kinds []RuntimeKind
+	// OperationKinds are the data-operation kinds whose executing
+	// operations sluice_data_operations_running counts.
+	OperationKinds []datav1alpha1.OperationKind
 	// Elected is closed once this replica leads (manager.Elected). Until
 	// then nothing is exported: the leader's figures are the ones that
 	// count, and a replica on standby has no informers of these kinds.
@@ -91,4 +94,28 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	if complete {
 		c.Failures.keep(live)
 	}
+	for _, k := range c.OperationKinds {
+		c.collectRunning(ctx, ch, k)
+	}
+}
+
+// collectRunning exports how many operations of kind are executing (phase
+// Executing; for Cron: a run executes).
+func (c *Collector) collectRunning(ctx context.Context, ch chan<- prometheus.Metric, kind datav1alpha1.OperationKind) {
+	list, ok := datav1alpha1.NewOperationList(string(kind))
+	if !ok {
+		c.Log.Error(nil, "no such data-operation kind", "kind", kind)
+		return
+	}
+	if err := c.Reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
+		c.Log.Error(err, "listing data operations for their metrics", "kind", kind)
+		return
+	}
+	running := 0
+	for _, op := range list.GetOperations() {
+		if op.GetOperationStatus().Phase == datav1alpha1.PhaseExecuting {
+			running++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(operationsRunning, prometheus.GaugeValue, float64(running), string(kind))
 }

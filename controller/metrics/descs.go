@@ -88,10 +88,14 @@ var (
 		[]string{"runtime_type", "runtime"}, nil)
 )
 
+// Data operations executing, by kind.
+var operationsRunning = prometheus.NewDesc(OperationsRunningName,
+	"Data operations executing (phase Executing; for Cron: a run executes), by kind.", []string{"kind"}, nil)
+
 // allDescs are every metric the collector exports.
 func allDescs() []*prometheus.Desc {
 	d := []*prometheus.Desc{datasetPhase, ufsTotalBytes, ufsFiles, fluidUFSTotalSize, fluidUFSFileNum,
-		runtimeReady, readyReplicas, desiredReplicas, fluidSetupErrors, fluidHealthCheckErrors}
+		runtimeReady, readyReplicas, desiredReplicas, fluidSetupErrors, fluidHealthCheckErrors, operationsRunning}
 	for _, f := range cacheFigures {
 		d = append(d, f.desc)
 	}

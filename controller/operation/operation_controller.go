@@ -54,6 +54,10 @@ type Reconciler struct {
 	Concurrency int
 	// Events records the operations' transitions; nil records nothing.
 	Events events.EventRecorder
+	// Ends records the operations (for Cron: runs) that completed or
+	// failed, with how long they ran (controller/metrics.Operations); nil
+	// records nothing.
+	Ends EndRecorder
 	// now is the clock; nil is time.Now.
 	now func() time.Time
 
@@ -69,6 +73,12 @@ func (r *Reconciler) clock() time.Time {
 		return r.now()
 	}
 	return time.Now()
+}
+
+// EndRecorder records an operation of kind that reached phase (Complete
+// or Failed) after running took.
+type EndRecorder interface {
+	Ended(kind string, phase datav1alpha1.Phase, took time.Duration)
 }
 
 // How long a waiting operation waits before it looks again (its watches

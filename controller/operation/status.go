@@ -158,6 +158,23 @@ func operationStatus(prev *datav1alpha1.OperationStatus, o observations) *datav1
 	return s
 }
 
+// ended reports an operation (for Cron: a run) that this write took to
+// Complete or Failed from another phase, and how long it ran: its Job's
+// run, or, failed before one ran, since its creation.
+func ended(prev, next *datav1alpha1.OperationStatus, o observations) (datav1alpha1.Phase, time.Duration, bool) {
+	if next.Phase == prev.Phase || (next.Phase != datav1alpha1.PhaseComplete && next.Phase != datav1alpha1.PhaseFailed) {
+		return "", 0, false
+	}
+	start, end := o.created, o.now
+	if r := o.run; o.failure == nil && r != nil && r.done {
+		start, end = r.started, r.finished
+	}
+	if start.IsZero() || end.Before(start) {
+		return next.Phase, 0, true
+	}
+	return next.Phase, end.Sub(start), true
+}
+
 // unfinished is the duration of an operation that has not finished, as
 // Fluid reports it.
 const unfinished = "Unfinished"

@@ -42,5 +42,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) (skipped bool, _
 	if sum, typ, ok := transition(prev.GetOperationStatus(), written.GetOperationStatus()); ok {
 		r.event(s.op, typ, sum.reason, string(sum.phase), "%s", sum.message)
 	}
+	if phase, took, ok := ended(prev.GetOperationStatus(), written.GetOperationStatus(), s.obs); ok && r.Ends != nil {
+		r.Ends.Ended(string(r.Kind), phase, took)
+	}
 	return false, nil
 }
