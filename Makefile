@@ -16,6 +16,9 @@ TEST_PKGS  ?= ./...
 BENCH_PKGS ?= ./...
 BENCHTIME  ?= 5000x
 FUZZTIME   ?= 60s
+# The version every component exports in sluice_build_info (internal/buildinfo).
+BUILDINFO  := github.com/sluice-data/sluice/internal/buildinfo
+REVISION   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 GO_FILES    = $(shell find . -name '*.go' -not -path './bin/*' -not -path './.git/*')
 
 CONTROLLER_GEN := $(BIN)/controller-gen
@@ -30,6 +33,7 @@ KUBECTL        := $(BIN)/kubectl
 CM_CONTROLLER  := $(BIN)/cert-manager-controller
 CM_CAINJECTOR  := $(BIN)/cert-manager-cainjector
 CM_CRDS        := $(BIN)/cert-manager-crds.yaml
+PROMOP_CRDS    := $(BIN)/prometheus-operator-crds.yaml
 RCLONE         := $(BIN)/rclone
 
 export KUBEBUILDER_ASSETS := $(BIN)
@@ -45,7 +49,7 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice, and docs/engines.md's field tables.
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice, docs/engines.md's field tables and the chart's README (charts/sluice/README.md).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/v1alpha1/... output:crd:artifacts:config=config/crd/bases
 	# The PolicyReport CRDs, which the chart installs only when asked (audit.policyReports.crds).
@@ -55,6 +59,8 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases)
 	$(GO) run ./hack/chartsync
 	# docs/engines.md's field tables follow the engines' (hack/fieldsdoc).
 	$(GO) run ./hack/fieldsdoc
+	# The platform chart's README follows its values.yaml comments (hack/chartreadme).
+	$(GO) run ./hack/chartreadme -chart charts/sluice
 
 .PHONY: fmt
 fmt: ## Format Go code.
@@ -67,15 +73,15 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: import rules between
 .PHONY: verify
 verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint (and that the import rules bite), go.mod tidiness; fail if any generated file was stale.
 	@snapshot=$$(mktemp -d); trap 'rm -rf "$$snapshot"' EXIT; \
-	cp -r api config "$$snapshot"/; mkdir -p "$$snapshot/chart"; cp -r charts/sluice/crds charts/sluice/files "$$snapshot/chart"/; cp docs/engines.md "$$snapshot"/; \
+	cp -r api config "$$snapshot"/; mkdir -p "$$snapshot/chart"; cp -r charts/sluice/crds charts/sluice/files charts/sluice/README.md "$$snapshot/chart"/; cp docs/engines.md "$$snapshot"/; \
 	$(MAKE) --no-print-directory generate >/dev/null; \
 	if ! diff -r "$$snapshot/api" api >/dev/null || ! diff -r "$$snapshot/config" config >/dev/null \
 		|| ! diff -r "$$snapshot/chart/crds" charts/sluice/crds >/dev/null || ! diff -r "$$snapshot/chart/files" charts/sluice/files >/dev/null \
-		|| ! diff "$$snapshot/engines.md" docs/engines.md >/dev/null; then \
+		|| ! diff "$$snapshot/engines.md" docs/engines.md >/dev/null || ! diff "$$snapshot/chart/README.md" charts/sluice/README.md >/dev/null; then \
 		echo "verify: generated files were out of date; 'make generate' has now rewritten them:"; \
 		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; \
 		diff -rq "$$snapshot/chart/crds" charts/sluice/crds; diff -r "$$snapshot/chart/files" charts/sluice/files | head -40; \
-		diff "$$snapshot/engines.md" docs/engines.md | head -40; exit 1; fi
+		diff "$$snapshot/engines.md" docs/engines.md | head -40; diff "$$snapshot/chart/README.md" charts/sluice/README.md | head -40; exit 1; fi
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [[ -n "$$unformatted" ]]; then echo "verify: gofmt needed on:"; echo "$$unformatted"; exit 1; fi
 	$(MAKE) --no-print-directory lint
@@ -88,7 +94,7 @@ verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint
 
 .PHONY: build
 build: ## Build bin/sluice.
-	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION)" -o $(BIN)/sluice .
+	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION) -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice .
 
 # The image: a static bin/sluice for Linux in an OCI image tarball, built
 # without Docker (hack/imagebuild); the chart packaged with appVersion (its
@@ -99,7 +105,7 @@ IMAGE_TAR  ?= $(BIN)/sluice-image-$(VERSION)-$(IMAGE_ARCH).tar
 
 .PHONY: image
 image: ## Build the image tarball bin/sluice-image-VERSION-ARCH.tar (OCI layout and docker archive) without Docker.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
 	$(GO) run ./hack/imagebuild -binary $(BIN)/sluice-linux-$(IMAGE_ARCH) -output $(IMAGE_TAR) -repository $(IMAGE_REPO) \
 		-version $(VERSION) -arch $(IMAGE_ARCH) -revision "$$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
 		-created "$$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -120,7 +126,7 @@ demo: build sim-binaries ## Run the demo story on a fresh `sluice dev` cluster, 
 kubectl: $(KUBECTL) ## Build the pinned kubectl (tests/tools/kubectl) into bin/, for bin/dev.kubeconfig.
 
 .PHONY: tools
-tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries $(KUBECTL) $(RCLONE) ## Build every pinned tool into bin/.
+tools: $(CONTROLLER_GEN) $(GOLANGCI_LINT) kube-binaries sim-binaries certmanager-binaries $(PROMOP_CRDS) $(KUBECTL) $(RCLONE) ## Build every pinned tool into bin/.
 
 .PHONY: kube-binaries
 kube-binaries: $(KUBE_APISERVER) $(ETCD) ## Build kube-apiserver and etcd from the pinned tools modules into bin/.
@@ -180,6 +186,14 @@ $(CM_CONTROLLER): $(CM_TOOLS_DEPS)
 $(CM_CAINJECTOR): $(CM_TOOLS_DEPS)
 	hack/tool.sh tests/tools/certmanager github.com/sluice-data/sluice/tests/tools/certmanager/cainjector $@
 
+# prometheus-operator's PodMonitor, ServiceMonitor and PrometheusRule CRDs,
+# generated from the monitoring API module in go.mod, for tests/chart.
+.PHONY: prometheus-operator-crds
+prometheus-operator-crds: $(PROMOP_CRDS) ## Write prometheus-operator's monitor and rule CRDs into bin/ (for the chart's monitoring tests).
+
+$(PROMOP_CRDS): $(CONTROLLER_GEN) go.mod go.sum hack/prometheus-operator-crds.sh
+	hack/prometheus-operator-crds.sh $(CONTROLLER_GEN) $@
+
 $(CM_CRDS): tests/tools/certmanager/go.mod tests/tools/certmanager/go.sum hack/cert-manager-crds.sh
 	hack/cert-manager-crds.sh $@
 
@@ -190,7 +204,7 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
-test: sim-binaries certmanager-binaries $(RCLONE) ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing).
+test: sim-binaries certmanager-binaries $(PROMOP_CRDS) $(RCLONE) ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing).
 	# With the race detector, every package (waits stretch under it: tests/support/testenv.Stretch).
 	$(GO) test -race $(TEST_FLAGS) $(TEST_PKGS)
 

@@ -83,7 +83,6 @@ func (o *Operations) completedOrFailed(name string) *prometheus.CounterVec {
 	return o.failed
 }
 
-
 // TestCollectorCountsRunningOperations: executing operations are counted
 // by kind, each listed kind has a series (0 when none executes), and a
 // finished or pending one is not counted.

@@ -61,6 +61,7 @@ policies:
       deny := false
 commonLabels: {team: data-platform}
 `},
+	{"monitoring", monitoringValues},
 }
 
 func TestGoldenRenders(t *testing.T) {

@@ -36,7 +36,7 @@ func runInstalledWebhook(ctx context.Context, t *testing.T, c *simcluster.Cluste
 	stop := runInstalled(ctx, t, c, ns, "sluice-webhook", func(cfg *rest.Config) *cobra.Command {
 		return webhook.NewCommand(func() (*rest.Config, error) { return cfg, nil })
 	}, "--host=127.0.0.1", "--port="+port(testenv.FreeAddr(t)), "--metrics-bind-address="+metrics, "--cert-dir="+t.TempDir())
-	checkSecureMetrics(ctx, t, c, ns, "webhook", "https://"+metrics+"/metrics", "sluice_")
+	checkSecureMetrics(ctx, t, c, ns, "webhook", "https://"+metrics+"/metrics", `sluice_build_info{component="webhook",`)
 	stop()
 	return readWebhookWrote(ctx, t, c.Client, ns)
 }

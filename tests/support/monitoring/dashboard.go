@@ -13,7 +13,7 @@ import (
 )
 
 // DashboardPath is the Grafana dashboard, relative to the repository.
-const DashboardPath = "config/grafana/sluice-datasets.json"
+const DashboardPath = "charts/sluice/files/grafana/sluice-datasets.json"
 
 // WebhookRow is the title of the dashboard's row of webhook metrics; the
 // other rows show the controller's.

@@ -30,11 +30,11 @@ func TestDashboardQueriesParse(t *testing.T) {
 		}
 	}
 	for row := range rows {
-		if !slices.Contains([]string{"Datasets", "Runtimes", "Controller", WebhookRow, "templating"}, row) {
+		if !slices.Contains([]string{"Datasets", "Runtimes", "Controller", "Data operations", "Components", WebhookRow, "templating"}, row) {
 			t.Errorf("row %q: no test checks its metric names against an exporter", row)
 		}
 	}
-	if rows["Datasets"] == 0 || rows[WebhookRow] == 0 || rows["templating"] == 0 {
+	if rows["Datasets"] == 0 || rows["Data operations"] == 0 || rows["Components"] == 0 || rows[WebhookRow] == 0 || rows["templating"] == 0 {
 		t.Errorf("queries by row: %v", rows)
 	}
 }
