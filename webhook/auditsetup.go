@@ -46,7 +46,7 @@ func setupAudit(mgr manager.Manager, cfg *rest.Config, engine *policy.Engine, o 
 	return mgr.Add(&audit.Elected{
 		Runner: &audit.Runner{
 			Auditor:  audit.New(engine, mgr.GetCache(), o.FuseRecords, nativeSidecars),
-			Source:   &audit.Source{Objects: mgr.GetCache(), Pods: mgr.GetAPIReader(), PageSize: o.AuditPageSize, Limiter: limiter},
+			Source:   &audit.Source{Objects: mgr.GetCache(), Pods: mgr.GetAPIReader(), PageSize: o.AuditPageSize, Limiter: limiter, Skip: o.AuditSkipNamespaces},
 			Writer:   &audit.Writer{Client: live, Limiter: limiter},
 			Engine:   engine,
 			Interval: o.AuditInterval, BundlePoll: auditBundlePoll,

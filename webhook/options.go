@@ -95,6 +95,9 @@ type Options struct {
 	AuditPageSize int64
 	// AuditLeaseNamespace holds the audit's Lease.
 	AuditLeaseNamespace string
+	// AuditSkipNamespaces are not audited: the namespaces the webhook
+	// configurations exclude.
+	AuditSkipNamespaces []string
 }
 
 // DisableInjectionEnv is Fluid's environment variable that turns the
@@ -146,6 +149,7 @@ func NewOptions() *Options {
 		AuditQPS:            5,
 		AuditPageSize:       audit.DefaultPageSize,
 		AuditLeaseNamespace: ns,
+		AuditSkipNamespaces: []string{"kube-system", ns},
 	}
 }
 
@@ -173,6 +177,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.AuditInterval, "audit-interval", o.AuditInterval, "turn the in-cluster policy audit on: every interval, and whenever the policy bundle changes, one replica evaluates the stored objects and writes a wgpolicyk8s.io PolicyReport per namespace (the CRDs must be installed; 0: off)")
 	fs.Float64Var(&o.AuditQPS, "audit-qps", o.AuditQPS, "with --audit-interval, the audit's API requests per second at most (Pod list pages and report writes)")
 	fs.Int64Var(&o.AuditPageSize, "audit-page-size", o.AuditPageSize, "with --audit-interval, the Pods one list request returns")
+	fs.StringSliceVar(&o.AuditSkipNamespaces, "audit-skip-namespaces", o.AuditSkipNamespaces, "with --audit-interval, namespaces not audited: those the webhook configurations exclude (the chart passes kube-system, its own and webhook.excludeNamespaces)")
 	fs.StringVar(&o.AuditLeaseNamespace, "audit-lease-namespace", o.AuditLeaseNamespace, "with --audit-interval, the namespace of the Lease that elects the auditing replica (default: the Pod's)")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")

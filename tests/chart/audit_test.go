@@ -36,10 +36,13 @@ func TestAuditIsOptIn(t *testing.T) {
 	if crds, roles, args := kinds(nil); len(crds) != 0 || roles != 0 || len(args) != 0 {
 		t.Fatalf("default values render audit objects: CRDs %v, roles %d, args %v", crds, roles, args)
 	}
-	on := map[string]any{"audit": map[string]any{"enabled": true, "interval": "2m", "qps": 2.5}}
+	on := map[string]any{
+		"audit":   map[string]any{"enabled": true, "interval": "2m", "qps": 2.5},
+		"webhook": map[string]any{"excludeNamespaces": []any{"legacy"}},
+	}
 	crds, roles, args := kinds(on)
 	if !slices.Equal(crds, []string{"clusterpolicyreports.wgpolicyk8s.io", "policyreports.wgpolicyk8s.io"}) || roles != 2 ||
-		!slices.Equal(args, []string{"--audit-interval=2m", "--audit-qps=2.5", "--audit-page-size=100"}) {
+		!slices.Equal(args, []string{"--audit-interval=2m", "--audit-qps=2.5", "--audit-page-size=100", "--audit-skip-namespaces=kube-system,sluice-system,legacy"}) {
 		t.Fatalf("audit.enabled: CRDs %v, roles %d, args %v", crds, roles, args)
 	}
 	on["audit"].(map[string]any)["installCRDs"] = false

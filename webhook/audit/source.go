@@ -31,20 +31,29 @@ type Source struct {
 	// Namespaces, if set, are the namespaces audited; otherwise every
 	// Namespace Objects lists.
 	Namespaces []string
+	// Skip are namespaces never audited: those the webhooks never see
+	// (kube-system, Sluice's own, the chart's webhook.excludeNamespaces),
+	// whose objects no rule judges.
+	Skip []string
 }
 
 // ListNamespaces returns the namespaces to audit, sorted.
 func (s *Source) ListNamespaces(ctx context.Context) ([]string, error) {
-	if s.Namespaces != nil {
-		return slices.Sorted(slices.Values(s.Namespaces)), nil
+	names := s.Namespaces
+	if names == nil {
+		var list corev1.NamespaceList
+		if err := s.Objects.List(ctx, &list); err != nil {
+			return nil, fmt.Errorf("listing namespaces: %w", err)
+		}
+		for i := range list.Items {
+			names = append(names, list.Items[i].Name)
+		}
 	}
-	var list corev1.NamespaceList
-	if err := s.Objects.List(ctx, &list); err != nil {
-		return nil, fmt.Errorf("listing namespaces: %w", err)
-	}
-	out := make([]string, len(list.Items))
-	for i := range list.Items {
-		out[i] = list.Items[i].Name
+	out := make([]string, 0, len(names))
+	for _, ns := range names {
+		if !slices.Contains(s.Skip, ns) {
+			out = append(out, ns)
+		}
 	}
 	slices.Sort(out)
 	return out, nil

@@ -30,6 +30,7 @@ type auditOptions struct {
 	kubeContext      string
 	objects          string
 	namespaces       []string
+	skip             []string
 	policyDirs       []string
 	profile          string
 	policyNamespaces []string
@@ -73,6 +74,7 @@ not be evaluated.`,
 	cmd.Flags().StringVar(&o.kubeContext, "context", "", "with the cluster: the kubeconfig context to use")
 	cmd.Flags().StringVar(&o.objects, "objects", "", "audit the objects of this multi-document file instead of a cluster")
 	cmd.Flags().StringSliceVarP(&o.namespaces, "namespace", "n", nil, "audit only these namespaces (default: every namespace; ThinRuntimeProfiles are audited only then)")
+	cmd.Flags().StringSliceVar(&o.skip, "skip-namespaces", []string{"kube-system", "sluice-system"}, "namespaces not audited: those the webhooks never see (kube-system, Sluice's own, the chart's webhook.excludeNamespaces)")
 	cmd.Flags().StringArrayVar(&o.policyDirs, "policies", nil, "a directory of candidate Rego modules and policy data laid over the live bundle (repeatable)")
 	cmd.Flags().StringVar(&o.profile, "profile", policies.ProfileRestricted, "the install profile the webhook runs with, the chart's policies.profile ("+strings.Join(policies.Profiles(), ", ")+")")
 	cmd.Flags().StringSliceVar(&o.policyNamespaces, "policy-namespaces", []string{"sluice-system"}, "with the cluster: the namespaces whose policy ConfigMaps the webhook loads (its --policy-namespaces)")
@@ -96,6 +98,7 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	src.Skip = o.skip
 	bundle, err := o.bundle(cms)
 	if err != nil {
 		return err

@@ -130,3 +130,10 @@ func TestAuditRejectsAnUnknownFormat(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestAuditSkipsTheNamespacesTheWebhooksNeverSee(t *testing.T) {
+	out, _, err := run(t, "audit", "--objects", auditObjects(t), "--skip-namespaces", "kube-system,team-a")
+	if err != nil || !strings.Contains(out, "No stored object is refused") {
+		t.Fatalf("with team-a skipped: err %v, out:\n%s", err, out)
+	}
+}
