@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/crds"
 	"github.com/sluice-data/sluice/csi"
 	"github.com/sluice-data/sluice/devcluster"
 	"github.com/sluice-data/sluice/engines"
@@ -52,14 +53,18 @@ func newRootCommand() *cobra.Command {
 	flags := &clusterFlags{}
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
 		flags.bind(controller.NewCommand(flags.connect, sluiceEngines)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
-		rclonemount.NewCommand(), warmup.NewCommand(), ufsmeta.NewCommand())
+		rclonemount.NewCommand(), warmup.NewCommand(), ufsmeta.NewCommand(),
+		crds.NewCommand(flags.bind(crds.NewApplyCommand(flags.connect, buildVersion()))))
 	return root
 }
 
 // sluiceEngines are the engines `sluice controller` runs: Sluice's, built
-// once here (engines/registry).
-func sluiceEngines(sluiceImage string) []engines.Engine {
-	return registry.Default(registry.Options{SluiceImage: sluiceImage})
+// once here (engines/registry), with their default images as configured.
+func sluiceEngines(sluiceImage string, images engines.Images) ([]engines.Engine, error) {
+	if err := registry.CheckImages(images); err != nil {
+		return nil, err
+	}
+	return registry.Default(registry.Options{SluiceImage: sluiceImage, Images: images}), nil
 }
 
 func newVersionCommand() *cobra.Command {

@@ -13,10 +13,12 @@ import (
 
 // NewCommand returns `sluice controller`; connect returns the cluster's
 // client configuration (the root command's --kubeconfig), newEngines the
-// engines it runs, given its --sluice-image (registry.Default's, from
-// main.go).
-func NewCommand(connect func() (*rest.Config, error), newEngines func(sluiceImage string) []engines.Engine) *cobra.Command {
+// engines it runs, given its --sluice-image and the engines' default
+// images (--image-registry, --engine-image), or why those are wrong
+// (registry.Default's, from main.go).
+func NewCommand(connect func() (*rest.Config, error), newEngines func(sluiceImage string, images engines.Images) ([]engines.Engine, error)) *cobra.Command {
 	o := NewOptions()
+	var images engines.Images
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run Sluice's controller manager",
@@ -29,11 +31,14 @@ claim while it executes (and releasing the holds of finished, deleted and
 never-stored operations).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if o.Engines, err = newEngines(o.SluiceImage, images); err != nil {
+				return err
+			}
 			cfg, err := connect()
 			if err != nil {
 				return err
 			}
-			o.Engines = newEngines(o.SluiceImage)
 			mgr, err := New(cfg, o)
 			if err != nil {
 				return err
@@ -54,6 +59,8 @@ never-stored operations).`,
 	fs.DurationVar(&o.MetadataDeadline, "metadata-job-deadline", o.MetadataDeadline, "how long a metadata Job may run before it fails")
 	fs.DurationVar(&o.ReleaseRetry, "release-retry-base", o.ReleaseRetry, "first wait before a runtime's release is tried again with a spec that failed to deploy (doubled per failure, at most 15m)")
 	fs.StringVar(&o.SluiceImage, "sluice-image", o.SluiceImage, "the image of this sluice binary, which runs the commands no engine image has (a Thin DataLoad's sluice warmup, the metadata Jobs' sluice ufs-count); the chart sets it; empty: no metadata Job runs")
+	fs.StringVar(&images.Registry, "image-registry", "", "for clusters pulling from a mirror: the registry (host[:port][/path]) replacing the registry of the engines' built-in default images (juicedata/juicefs-fuse becomes <registry>/juicedata/juicefs-fuse); a runtime's own image fields still win")
+	fs.StringToStringVar(&images.Overrides, "engine-image", nil, "name=reference: an engine's default image replaced (juicefs, alluxio, ...: a name no engine has is refused, naming theirs); a reference without a tag keeps the default's tag; --image-registry does not apply to it")
 	fs.StringVar(&o.FuseRecords, "fuse-record-namespace", o.FuseRecords, "namespace (the controller's own; the chart sets it) where the FUSE pod template rendered for each runtime is recorded as a PodTemplate, which the webhook builds other namespaces' FUSE sidecars from (empty: none is recorded, and no runtime's sidecar is injected into another namespace's Pods)")
 	fs.DurationVar(&o.GCPeriod, "gc-interval", o.GCPeriod, "how often what the controller created for runtimes that are gone without their deletion's cleanup (their finalizer removed) is looked for and removed: FUSE records, Dataset PVCs and PVs, node cache labels (0: never)")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "the webhook's --policy-namespaces (the chart sets both alike): the operation conflict table is read from the policy data of their ConfigMaps labelled policy.sluice.io/bundle=true at each claim, as the webhook's policies read it (empty: the default table alone)")

@@ -48,7 +48,7 @@ var loginName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 // BackupFile. spec.runAs sets the pod's user and group (root without it),
 // and its user name Alluxio's login user. A quorum of masters is refused: the leader, which
 // writes the backup, is not known when the pod is scheduled.
-func backupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, db *datav1alpha1.DataBackup) (dataop.Pod, error) {
+func backupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, db *datav1alpha1.DataBackup, img image) (dataop.Pod, error) {
 	if rt.Spec.Master.Replicas > 1 {
 		return dataop.Pod{}, engines.Invalid("AlluxioRuntime %s/%s spec.master.replicas is %d: a backup is written on the leading master's node, which the backup pod cannot be placed beside",
 			rt.Namespace, rt.Name, rt.Spec.Master.Replicas)
@@ -71,7 +71,7 @@ func backupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, db *da
 		}
 	}
 	backup = append(backup, dataop.Args("backup", BackupDir, "--local")...)
-	c, config := clientContainer(rt)
+	c, config := clientContainer(rt, img)
 	c.Name = "backup"
 	c.Command = append(dataop.Args("/bin/sh", "-c", backupScript, "backup", BackupDir, backupTarget+"/"+BackupFile(ds)), backup...)
 	c.VolumeMounts = append(c.VolumeMounts,

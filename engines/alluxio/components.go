@@ -11,9 +11,10 @@ import (
 )
 
 // mainImage is the master and worker image: spec.alluxioVersion over the
-// defaults.
-func mainImage(rt *datav1alpha1.AlluxioRuntime) image {
-	img := image{Repository: DefaultImage, Tag: DefaultImageTag, PullPolicy: string(corev1.PullIfNotPresent)}
+// default (as e.Images set it).
+func (e Engine) mainImage(rt *datav1alpha1.AlluxioRuntime) image {
+	img := image{PullPolicy: string(corev1.PullIfNotPresent)}
+	img.Repository, img.Tag = e.Images.Resolve(DefaultImages[0])
 	v := rt.Spec.AlluxioVersion
 	img.Repository, img.Tag, img.PullPolicy = or(v.Image, img.Repository), or(v.ImageTag, img.Tag), or(v.ImagePullPolicy, img.PullPolicy)
 	return img

@@ -16,6 +16,9 @@ import (
 // from the Engine Resolve returns, holding what it read (hadoop.go).
 type Engine struct {
 	hadoop *hadoopConfig
+	// Images are the default images (DefaultImages) as the controller
+	// was configured; the zero value runs the built-in ones.
+	Images engines.Images
 }
 
 var (

@@ -15,12 +15,12 @@ var _ engines.CacheFreer = Engine{}
 // client of the runtime's masters (its configuration ConfigMap names
 // them), which has every worker drop the blocks it caches, pinned ones
 // included, before the release goes, as Fluid's shutdown does.
-func (Engine) FreeCache(obj client.Object) (corev1.PodSpec, error) {
+func (e Engine) FreeCache(obj client.Object) (corev1.PodSpec, error) {
 	rt, ok := obj.(*datav1alpha1.AlluxioRuntime)
 	if !ok {
 		return corev1.PodSpec{}, engines.Invalid("the Alluxio engine serves AlluxioRuntimes, not %T", obj)
 	}
-	c, config := clientContainer(rt)
+	c, config := clientContainer(rt, e.mainImage(rt))
 	c.Name = "free"
 	c.Command = dataop.Args(alluxioCommand, "fs", "free", "-f", "/")
 	return corev1.PodSpec{Containers: []corev1.Container{c}, Volumes: []corev1.Volume{config}, ImagePullSecrets: rt.Spec.ImagePullSecrets}, nil

@@ -37,17 +37,17 @@ type hadoopConfig struct {
 // Resolve implements engines.Resolver: a runtime naming a Hadoop
 // configuration (spec.hadoopConfig) gets the engine that mounts the files
 // its ConfigMap holds, read once per reconcile; any other runtime gets
-// this engine.
-func (Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (engines.Engine, error) {
+// this engine (its images kept).
+func (e Engine) Resolve(ctx context.Context, r client.Reader, obj client.Object) (engines.Engine, error) {
 	rt, err := alluxioRuntime(obj)
 	if err != nil || rt.Spec.HadoopConfig == "" {
-		return Engine{}, err
+		return Engine{Images: e.Images}, err
 	}
 	conf, err := readHadoopConfig(ctx, r, rt)
 	if err != nil {
 		return nil, err
 	}
-	return Engine{hadoop: conf}, nil
+	return Engine{hadoop: conf, Images: e.Images}, nil
 }
 
 // readHadoopConfig reads the ConfigMap rt's spec.hadoopConfig names, in

@@ -18,7 +18,7 @@ import (
 // synced from the under storage, existing files included), then `alluxio
 // fs distributedLoad --replication <n> [options] <path>`. Options become
 // distributedLoad's flags (--name=value).
-func loadPod(rt *datav1alpha1.AlluxioRuntime, dl *datav1alpha1.DataLoad) (dataop.Pod, error) {
+func loadPod(rt *datav1alpha1.AlluxioRuntime, dl *datav1alpha1.DataLoad, img image) (dataop.Pod, error) {
 	targets := dl.Spec.Target
 	if len(targets) == 0 {
 		targets = []datav1alpha1.TargetPath{{Path: "/", Replicas: 1}}
@@ -49,7 +49,7 @@ func loadPod(rt *datav1alpha1.AlluxioRuntime, dl *datav1alpha1.DataLoad) (dataop
 	if dl.Spec.LoadMetadata {
 		steps = append(metadata, loads...)
 	}
-	c, config := clientContainer(rt)
+	c, config := clientContainer(rt, img)
 	c.Resources = dl.Spec.Resources
 	initContainers, containers := dataop.Sequence(c, steps)
 	return dataop.Pod{Spec: corev1.PodSpec{

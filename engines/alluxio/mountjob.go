@@ -89,8 +89,8 @@ exec bin/alluxio fs mount "$@" "$p" "$ufs"
 // (one container each, dataop.Sequence). A Dataset whose sole mount is the
 // root under storage has no nested mount: its Job only checks that no
 // nested mount is left.
-func mountJobOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, u ufs, digest string) mountJob {
-	c, config := clientContainer(rt)
+func mountJobOf(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime, u ufs, digest string, img image) mountJob {
+	c, config := clientContainer(rt, img)
 	c.Env = secretEnv(u.nestedSecrets)
 	paths := make([]string, len(u.nested))
 	for i, n := range u.nested {

@@ -14,17 +14,20 @@ import (
 // copies the backup to its local:// or pvc:// location. DataMigrate is
 // unsupported, as in Fluid: Alluxio has no command copying between its
 // namespace and storage it does not mount.
-func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	return operations.Render("Alluxio", req)
+func (e Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
+	return e.operations().Render("Alluxio", req)
 }
 
-var operations = dataop.Builders[*datav1alpha1.AlluxioRuntime]{
-	datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
-		return loadPod(rt, req.Op.(*datav1alpha1.DataLoad))
-	},
-	datav1alpha1.DataBackupKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
-		return backupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataBackup))
-	},
+// operations build the pods of the operations, in the runtime's image.
+func (e Engine) operations() dataop.Builders[*datav1alpha1.AlluxioRuntime] {
+	return dataop.Builders[*datav1alpha1.AlluxioRuntime]{
+		datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
+			return loadPod(rt, req.Op.(*datav1alpha1.DataLoad), e.mainImage(rt))
+		},
+		datav1alpha1.DataBackupKind: func(req engines.OperationRequest, rt *datav1alpha1.AlluxioRuntime) (dataop.Pod, error) {
+			return backupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataBackup), e.mainImage(rt))
+		},
+	}
 }
 
 // alluxioCommand is the Alluxio command-line client in the image. Its
@@ -36,10 +39,9 @@ const alluxioCommand = "/opt/alluxio/bin/alluxio"
 // alluxio-site.properties tells a client where the masters are.
 const clientConfigVolume = "alluxio-config"
 
-// clientContainer is a container of the runtime's image configured as an Alluxio
-// client of it, and the pod volume it mounts.
-func clientContainer(rt *datav1alpha1.AlluxioRuntime) (corev1.Container, corev1.Volume) {
-	img := mainImage(rt)
+// clientContainer is a container of the runtime's image img configured as
+// an Alluxio client of it, and the pod volume it mounts.
+func clientContainer(rt *datav1alpha1.AlluxioRuntime, img image) (corev1.Container, corev1.Volume) {
 	c := dataop.Image{Repository: img.Repository, Tag: img.Tag, PullPolicy: corev1.PullPolicy(img.PullPolicy)}.Container()
 	c.VolumeMounts = []corev1.VolumeMount{{Name: clientConfigVolume, MountPath: confDir + "/alluxio-site.properties", SubPath: "alluxio-site.properties", ReadOnly: true}}
 	if !rt.Spec.DisablePrometheus {

@@ -16,6 +16,9 @@ const (
 	DefaultImageTag = "2.9.4"
 )
 
+// DefaultImages are the engine's built-in default images.
+var DefaultImages = []engines.DefaultImage{{Name: "alluxio", Repository: DefaultImage, Tag: DefaultImageTag}}
+
 // Paths inside the Alluxio containers.
 const (
 	confDir    = "/opt/alluxio/conf"
@@ -162,7 +165,7 @@ func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) 
 	base := engines.Merge(computed, t.props, u.props, rt.Spec.Properties, hadoopProps)
 	r := &release{
 		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datasetID(ds), Placement: placement(ds),
-		Image: mainImage(rt), Tolerations: ds.Spec.Tolerations, Prometheus: !rt.Spec.DisablePrometheus,
+		Image: e.mainImage(rt), Tolerations: ds.Spec.Tolerations, Prometheus: !rt.Spec.DisablePrometheus,
 		Config: map[string]map[string]string{
 			"alluxio-site.properties": escaped(base),
 			"master.properties":       escaped(engines.Merge(base, rt.Spec.Master.Properties, rt.Spec.JobMaster.Properties)),
@@ -189,7 +192,7 @@ func (e Engine) plan(ds *datav1alpha1.Dataset, rt *datav1alpha1.AlluxioRuntime) 
 	r.Worker = workerOf(rt, t, u, ports)
 	r.Fuse = fuseOf(ds, rt, fuseArgs)
 	r.MountsDigest = engines.MountsDigest(ds)
-	r.MountJob = mountJobOf(ds, rt, u, r.MountsDigest)
+	r.MountJob = mountJobOf(ds, rt, u, r.MountsDigest, r.Image)
 	if err := userVolumes(rt, r); err != nil {
 		return nil, err
 	}

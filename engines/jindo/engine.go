@@ -14,7 +14,11 @@ import (
 )
 
 // Engine is the JindoCache engine for JindoRuntimes.
-type Engine struct{}
+type Engine struct {
+	// Images are the default images (DefaultImages) as the controller
+	// was configured; the zero value runs the built-in ones.
+	Images engines.Images
+}
 
 var _ engines.Engine = Engine{}
 
@@ -56,14 +60,22 @@ func FusePath(namespace, name string) string {
 	return fmt.Sprintf("%s/%s/%s/jindofs-fuse", MountRoot, namespace, name)
 }
 
-// Default images: the JindoCache server (masters and workers) and FUSE.
-var (
-	defaultImage     = image{Repository: "registry.cn-shanghai.aliyuncs.com/jindofs/smartdata", Tag: "6.2.0", PullPolicy: "IfNotPresent"}
-	defaultFuseImage = image{Repository: "registry.cn-shanghai.aliyuncs.com/jindofs/jindo-fuse", Tag: "6.2.0", PullPolicy: "IfNotPresent"}
-)
+// DefaultImages are the engine's built-in default images: the JindoCache
+// server (masters and workers), then FUSE.
+var DefaultImages = []engines.DefaultImage{
+	{Name: "jindo", Repository: "registry.cn-shanghai.aliyuncs.com/jindofs/smartdata", Tag: "6.2.0"},
+	{Name: "jindo-fuse", Repository: "registry.cn-shanghai.aliyuncs.com/jindofs/jindo-fuse", Tag: "6.2.0"},
+}
+
+// defaultImage is DefaultImages[i] as e.Images set it.
+func (e Engine) defaultImage(i int) image {
+	img := image{PullPolicy: "IfNotPresent"}
+	img.Repository, img.Tag = e.Images.Resolve(DefaultImages[i])
+	return img
+}
 
 // Values implements engines.Engine.
-func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+func (e Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
 	rt, ok := obj.(*datav1alpha1.JindoRuntime)
 	if !ok {
 		return nil, engines.Invalid("the Jindo engine serves JindoRuntimes, not %T", obj)
@@ -120,8 +132,8 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 	v := values{
 		Name: rt.Name, Namespace: rt.Namespace, DatasetID: datav1alpha1.KeyOf(ds).DatasetID(), Placement: string(placement),
 		MountsDigest: engines.MountsDigest(ds),
-		Image:        imageOf(defaultImage, rt.Spec.JindoVersion),
-		FuseImage:    imageOf(defaultFuseImage, datav1alpha1.VersionSpec{Image: rt.Spec.Fuse.Image, ImageTag: rt.Spec.Fuse.ImageTag, ImagePullPolicy: rt.Spec.Fuse.ImagePullPolicy}),
+		Image:        imageOf(e.defaultImage(0), rt.Spec.JindoVersion),
+		FuseImage:    imageOf(e.defaultImage(1), datav1alpha1.VersionSpec{Image: rt.Spec.Fuse.Image, ImageTag: rt.Spec.Fuse.ImageTag, ImagePullPolicy: rt.Spec.Fuse.ImagePullPolicy}),
 		HostNetwork:  hostNetwork(rt),
 		Volumes:      rt.Spec.Volumes, User: rt.Spec.User,
 		Master: p.master, Worker: p.worker, Fuse: f,

@@ -27,7 +27,7 @@ var loadOptions = map[string]string{"threadNum": "-thread", "filter": "-filter"}
 // memory tier unless the option loadMemorydata says otherwise, then the
 // other options' flags, -s -R -replica <n> and jindo://<path>. The client
 // reads the runtime's configuration and credentials as FUSE does.
-func loadPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime, dl *datav1alpha1.DataLoad) (dataop.Pod, error) {
+func loadPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime, dl *datav1alpha1.DataLoad, img image) (dataop.Pod, error) {
 	m, err := masterOf(ds, rt)
 	if err != nil {
 		return dataop.Pod{}, err
@@ -64,7 +64,6 @@ func loadPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JindoRuntime, dl *datav1
 		argv = append(argv, dataop.Args("-s", "-R", "-replica", strconv.Itoa(int(replicas)), "jindo://"+t.Path)...)
 		steps = append(steps, dataop.Step{Name: fmt.Sprintf("load-%d", i), Argv: argv})
 	}
-	img := imageOf(defaultImage, rt.Spec.JindoVersion)
 	c := dataop.Image{Repository: img.Repository, Tag: img.Tag, PullPolicy: corev1.PullPolicy(img.PullPolicy)}.Container()
 	c.Resources = dl.Spec.Resources
 	c.Env = []corev1.EnvVar{{Name: "CLIENT_NAMESPACE_RPC_ADDRESS", Value: dataop.NoExpand(m.Address)}}

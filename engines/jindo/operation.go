@@ -9,15 +9,18 @@ import (
 // Operation implements engines.Engine: DataLoad runs `jindocache
 // -load` of each target. DataMigrate and DataBackup are unsupported, as in
 // Fluid's JindoCache engine.
-func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	return operations.Render("Jindo", req)
+func (e Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
+	return e.operations().Render("Jindo", req)
 }
 
-var operations = dataop.Builders[*datav1alpha1.JindoRuntime]{
-	datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.JindoRuntime) (dataop.Pod, error) {
-		if rt.Spec.Master.Disabled || rt.Spec.Worker.Disabled {
-			return dataop.Pod{}, engines.Invalid("JindoRuntime %s/%s runs FUSE alone (spec.master.disabled, spec.worker.disabled): there is no cache to load into", rt.Namespace, rt.Name)
-		}
-		return loadPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataLoad))
-	},
+// operations build the pods of the operations, in the runtime's image.
+func (e Engine) operations() dataop.Builders[*datav1alpha1.JindoRuntime] {
+	return dataop.Builders[*datav1alpha1.JindoRuntime]{
+		datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.JindoRuntime) (dataop.Pod, error) {
+			if rt.Spec.Master.Disabled || rt.Spec.Worker.Disabled {
+				return dataop.Pod{}, engines.Invalid("JindoRuntime %s/%s runs FUSE alone (spec.master.disabled, spec.worker.disabled): there is no cache to load into", rt.Namespace, rt.Name)
+			}
+			return loadPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataLoad), imageOf(e.defaultImage(0), rt.Spec.JindoVersion))
+		},
+	}
 }

@@ -17,12 +17,8 @@ const DefaultEnterpriseTag = "ee-5.2.10-eb0a8b3"
 
 // imageOf is the image of workers (and, unless spec.fuse overrides it,
 // FUSE) for the edition.
-func imageOf(ed edition, v datav1alpha1.VersionSpec) dataop.Image {
-	base := DefaultImage
-	if ed == enterprise {
-		base.Tag = DefaultEnterpriseTag
-	}
-	return base.With(v)
+func (e Engine) imageOf(ed edition, v datav1alpha1.VersionSpec) dataop.Image {
+	return e.defaultImage(ed).With(v)
 }
 
 // confVolume holds /root/.juicefs, where juicefs auth writes the

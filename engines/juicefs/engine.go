@@ -15,7 +15,11 @@ import (
 )
 
 // Engine is the JuiceFS engine.
-type Engine struct{}
+type Engine struct {
+	// Images are the default images (DefaultImages) as the controller
+	// was configured; the zero value runs the built-in ones.
+	Images engines.Images
+}
 
 var _ engines.Engine = Engine{}
 
@@ -53,7 +57,7 @@ func FusePath(namespace, name string) string {
 // data: commands are argv lists (argv.go, options.go) and the chart quotes
 // every scalar; check refuses the strings no container could take as they
 // are, and the fields the engine cannot honour are refused by name.
-func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
+func (e Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]any, error) {
 	rt, ok := obj.(*datav1alpha1.JuiceFSRuntime)
 	if !ok {
 		return nil, engines.Invalid("the JuiceFS engine serves JuiceFSRuntimes, not %T", obj)
@@ -86,7 +90,7 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 		b.secrets = append(b.secrets, secretEnv(s.env, s.secret, s.key))
 	}
 	w, f := rt.Spec.Worker, rt.Spec.Fuse
-	img := imageOf(vol.edition, rt.Spec.JuiceFSVersion)
+	img := e.imageOf(vol.edition, rt.Spec.JuiceFSVersion)
 	worker, err := b.component(part{field: "spec.worker", image: img, env: w.Env, options: w.Options, mounts: w.VolumeMounts,
 		podMetadata: w.PodMetadata, resources: w.Resources, nodeSelector: w.NodeSelector, hostNetwork: w.NetworkMode == datav1alpha1.HostNetworkMode})
 	if err != nil {
@@ -125,10 +129,28 @@ func (Engine) Values(ds *datav1alpha1.Dataset, obj client.Object) (map[string]an
 // spec.juicefsVersion names another.
 var DefaultImage = dataop.Image{Repository: "juicedata/juicefs-fuse", Tag: "ce-v1.2.1", PullPolicy: corev1.PullIfNotPresent}
 
+// DefaultImages are the engine's built-in default images: the community
+// and the enterprise edition's.
+var DefaultImages = []engines.DefaultImage{
+	{Name: "juicefs", Repository: DefaultImage.Repository, Tag: DefaultImage.Tag},
+	{Name: "juicefs-enterprise", Repository: DefaultImage.Repository, Tag: DefaultEnterpriseTag},
+}
+
+// defaultImage is the edition's default image, as e.Images set it.
+func (e Engine) defaultImage(ed edition) dataop.Image {
+	d := DefaultImages[0]
+	if ed == enterprise {
+		d = DefaultImages[1]
+	}
+	img := DefaultImage
+	img.Repository, img.Tag = e.Images.Resolve(d)
+	return img
+}
+
 // runtimeImage is the image of the runtime's workers and FUSE, which data
 // operations run too.
-func runtimeImage(rt *datav1alpha1.JuiceFSRuntime) dataop.Image {
-	return DefaultImage.With(rt.Spec.JuiceFSVersion)
+func (e Engine) runtimeImage(rt *datav1alpha1.JuiceFSRuntime) dataop.Image {
+	return e.defaultImage(community).With(rt.Spec.JuiceFSVersion)
 }
 
 // secretRef is an environment variable taken from a Secret key.

@@ -11,23 +11,26 @@ import (
 // between the volume and external storage with `juicefs sync`. DataBackup
 // is unsupported, as in Fluid: JuiceFS keeps its metadata in the user's
 // own metadata engine, which Sluice does not run.
-func (Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
-	return operations.Render("JuiceFS", req)
+func (e Engine) Operation(req engines.OperationRequest) (engines.OperationRelease, error) {
+	return e.operations().Render("JuiceFS", req)
 }
 
-var operations = dataop.Builders[*datav1alpha1.JuiceFSRuntime]{
-	datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
-		if err := hasMounts(req.Dataset); err != nil {
-			return dataop.Pod{}, err
-		}
-		return warmupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataLoad))
-	},
-	datav1alpha1.DataMigrateKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
-		if err := hasMounts(req.Dataset); err != nil {
-			return dataop.Pod{}, err
-		}
-		return syncPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataMigrate), req.Release)
-	},
+// operations build the pods of the operations, in the engine's images.
+func (e Engine) operations() dataop.Builders[*datav1alpha1.JuiceFSRuntime] {
+	return dataop.Builders[*datav1alpha1.JuiceFSRuntime]{
+		datav1alpha1.DataLoadKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
+			if err := hasMounts(req.Dataset); err != nil {
+				return dataop.Pod{}, err
+			}
+			return warmupPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataLoad), e.runtimeImage(rt))
+		},
+		datav1alpha1.DataMigrateKind: func(req engines.OperationRequest, rt *datav1alpha1.JuiceFSRuntime) (dataop.Pod, error) {
+			if err := hasMounts(req.Dataset); err != nil {
+				return dataop.Pod{}, err
+			}
+			return syncPod(req.Dataset, rt, req.Op.(*datav1alpha1.DataMigrate), req.Release, e.runtimeImage(rt))
+		},
+	}
 }
 
 // hasMounts: a JuiceFS Dataset's first mount names the file system both

@@ -30,7 +30,7 @@ var externalCredentials = map[string]string{"access-key": "EXTERNAL_ACCESS_KEY",
 // local:// or pvc:// directory mounted into the pod. Options become sync's
 // flags (timeout: how long it may run). With spec.parallelism above 1 the
 // pod is the manager of parallel workers (parallel.go); release names them.
-func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *datav1alpha1.DataMigrate, release string) (dataop.Pod, error) {
+func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *datav1alpha1.DataMigrate, release string, img dataop.Image) (dataop.Pod, error) {
 	spec := dm.Spec
 	if spec.RuntimeType != "" && spec.RuntimeType != "juicefs" {
 		return dataop.Pod{}, engines.Invalid("spec.runtimeType %q: the Dataset is served by JuiceFS", spec.RuntimeType)
@@ -44,7 +44,7 @@ func syncPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dm *data
 		return dataop.Pod{}, err
 	}
 	pod := dataop.Pod{}
-	c := runtimeImage(rt).With(spec.VersionSpec).Container()
+	c := img.With(spec.VersionSpec).Container()
 	c.Name, c.Resources = "sync", spec.Resources
 	var ends [2]string
 	for i, end := range []struct {

@@ -32,7 +32,7 @@ const (
 // choose. Options become warmup's flags (timeout: how long it may run).
 // loadMetadata needs no step: JuiceFS metadata lives in the metadata
 // engine and is always current.
-func warmupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dl *datav1alpha1.DataLoad) (dataop.Pod, error) {
+func warmupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dl *datav1alpha1.DataLoad, img dataop.Image) (dataop.Pod, error) {
 	fusePath := FusePath(ds.Namespace, ds.Name)
 	var paths []string
 	for i, t := range dl.Spec.Target {
@@ -51,7 +51,7 @@ func warmupPod(ds *datav1alpha1.Dataset, rt *datav1alpha1.JuiceFSRuntime, dl *da
 	if err != nil {
 		return dataop.Pod{}, err
 	}
-	c := runtimeImage(rt).Container()
+	c := img.Container()
 	c.Name = "warmup"
 	c.Command = append(append(dataop.Args("timeout", timeoutOf(dl.Spec.Options), "juicefs", "warmup"), flags...), paths...)
 	c.Resources = dl.Spec.Resources

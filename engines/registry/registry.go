@@ -14,6 +14,9 @@ type Options struct {
 	// commands no engine image has (a Thin DataLoad's sluice warmup): the
 	// controller's --sluice-image.
 	SluiceImage string
+	// Images set the engines' default images (DefaultImages): the
+	// controller's --image-registry and --engine-image.
+	Images engines.Images
 }
 
 // registered are Sluice's engines, each with its field tables, in the
@@ -23,9 +26,9 @@ var registered = []struct {
 	// fields and dataset are the engine's field tables (Table).
 	fields, dataset engines.Fields
 }{
-	{func(Options) engines.Engine { return juicefs.Engine{} }, juicefs.Fields, juicefs.DatasetFields},
-	{func(Options) engines.Engine { return alluxio.Engine{} }, alluxio.Fields, alluxio.DatasetFields},
-	{func(Options) engines.Engine { return jindo.Engine{} }, jindo.Fields, jindo.DatasetFields},
+	{func(o Options) engines.Engine { return juicefs.Engine{Images: o.Images} }, juicefs.Fields, juicefs.DatasetFields},
+	{func(o Options) engines.Engine { return alluxio.Engine{Images: o.Images} }, alluxio.Fields, alluxio.DatasetFields},
+	{func(o Options) engines.Engine { return jindo.Engine{Images: o.Images} }, jindo.Fields, jindo.DatasetFields},
 	{func(o Options) engines.Engine { return thin.Engine{SluiceImage: o.SluiceImage} }, thin.Fields, thin.DatasetFields},
 }
 

@@ -4,10 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 )
+
+// imagesAnnotation lists the chart's images for Artifact Hub.
+const imagesAnnotation = "artifacthub.io/images"
 
 func main() {
 	dir := flag.String("chart", "charts/sluice", "the chart's directory")
@@ -31,6 +35,11 @@ func Package(dir, output, appVersion string) (string, error) {
 		return "", fmt.Errorf("loading the chart %s: %w", dir, err)
 	}
 	if appVersion != "" {
+		// Artifact Hub's list of the chart's images names the default
+		// image by the appVersion tag.
+		if imgs, ok := ch.Metadata.Annotations[imagesAnnotation]; ok {
+			ch.Metadata.Annotations[imagesAnnotation] = strings.ReplaceAll(imgs, ":"+ch.Metadata.AppVersion+"\n", ":"+appVersion+"\n")
+		}
 		ch.Metadata.AppVersion = appVersion
 	}
 	if err := ch.Validate(); err != nil {

@@ -16,7 +16,11 @@
 //     +kubebuilder:rbac markers: the controller's ClusterRole, and its Role
 //     in its own namespace (markers with namespace=sluice-system, such as the
 //     leader-election lease's). The chart renders their rules unchanged, the
-//     Role's in the release namespace.
+//     Role's in the release namespace;
+//   - charts/sluice/files/image-prefixes.yaml: each install profile's
+//     default image prefixes (validating.guards."*".imagePrefixes of the
+//     policy data the webhook embeds), which the chart mirrors under
+//     imageRegistry, so that the guards admit the mirrored images.
 //
 // Files it did not write are removed from crds/, so a deleted CRD leaves the
 // chart too. `make verify` fails when its output differs from the committed

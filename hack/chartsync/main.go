@@ -31,7 +31,10 @@ func run(root string) error {
 	if err := syncCRDs(crdSrc, crdDst); err != nil {
 		return err
 	}
-	return syncRoles(filepath.Join(root, "config", "rbac", "role.yaml"), filepath.Join(root, "charts", "sluice", "files"))
+	if err := syncRoles(filepath.Join(root, "config", "rbac", "role.yaml"), filepath.Join(root, "charts", "sluice", "files")); err != nil {
+		return err
+	}
+	return syncImagePrefixes(filepath.Join(root, "charts", "sluice", "files"))
 }
 
 // controllerNamespace is the namespace the +kubebuilder:rbac markers name

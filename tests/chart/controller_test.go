@@ -23,8 +23,8 @@ func runInstalledController(ctx context.Context, t *testing.T, c *simcluster.Clu
 	t.Helper()
 	metrics := testenv.FreeAddr(t)
 	stop := runInstalled(ctx, t, c, ns, "sluice-controller", func(cfg *rest.Config) *cobra.Command {
-		return controller.NewCommand(func() (*rest.Config, error) { return cfg, nil }, func(sluiceImage string) []engines.Engine {
-			return registry.Default(registry.Options{SluiceImage: sluiceImage})
+		return controller.NewCommand(func() (*rest.Config, error) { return cfg, nil }, func(sluiceImage string, images engines.Images) ([]engines.Engine, error) {
+			return registry.Default(registry.Options{SluiceImage: sluiceImage, Images: images}), registry.CheckImages(images)
 		})
 	}, "--metrics-bind-address="+metrics)
 	checkSecureMetrics(ctx, t, c, ns, "controller", "https://"+metrics+"/metrics", `controller_runtime_active_workers{controller="dataset-claims"}`)

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -28,6 +29,9 @@ func TestPackageSetsAppVersion(t *testing.T) {
 	}
 	if packaged.Metadata.AppVersion != "v9.9.9-rc.1" {
 		t.Errorf("appVersion %q", packaged.Metadata.AppVersion)
+	}
+	if imgs := packaged.Metadata.Annotations["artifacthub.io/images"]; !strings.Contains(imgs, "image: ghcr.io/sluice-data/sluice:v9.9.9-rc.1\n") {
+		t.Errorf("artifacthub.io/images does not name the packaged version's image:\n%s", imgs)
 	}
 	if packaged.Metadata.Version != dirChart.Metadata.Version || packaged.Metadata.KubeVersion != dirChart.Metadata.KubeVersion {
 		t.Errorf("metadata changed: %+v", packaged.Metadata)

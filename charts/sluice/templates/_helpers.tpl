@@ -64,10 +64,31 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace 
 {{- end -}}
 
 {{- define "sluice.image" -}}
+{{- $repo := include "sluice.mirrored" (list .Values.imageRegistry .Values.image.repository) -}}
 {{- if .Values.image.digest -}}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- printf "%s@%s" $repo .Values.image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository (include "sluice.version" .) -}}
+{{- printf "%s:%s" $repo (include "sluice.version" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{- /* A repository in the registry imageRegistry names (list registry
+     repository): its own registry (a first path element with a dot or a
+     colon, or localhost) replaced, or, without one (Docker Hub's), the
+     registry prefixed. Unchanged without imageRegistry. */ -}}
+{{- define "sluice.mirrored" -}}
+{{- $registry := index . 0 -}}
+{{- $repo := index . 1 -}}
+{{- if not $registry -}}
+{{- $repo -}}
+{{- else -}}
+{{- $parts := splitList "/" $repo -}}
+{{- $first := first $parts -}}
+{{- if and (gt (len $parts) 1) (or (contains "." $first) (contains ":" $first) (eq $first "localhost")) -}}
+{{- printf "%s/%s" (trimSuffix "/" $registry) (join "/" (rest $parts)) -}}
+{{- else -}}
+{{- printf "%s/%s" (trimSuffix "/" $registry) $repo -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
