@@ -85,10 +85,15 @@ func IsDataFile(name string) bool {
 	return false
 }
 
-// ParseData decodes a policy data file.
+// ParseData decodes a policy data file and checks it against the policy
+// data schema (ValidateData): data that does not fit is an error naming
+// the file, its source and the path of each key that does not fit.
 func ParseData(name, content, source string) (map[string]any, error) {
 	var data map[string]any
 	if err := yaml.Unmarshal([]byte(content), &data); err != nil {
+		return nil, fmt.Errorf("policy data %s (%s): %w", name, source, err)
+	}
+	if err := ValidateData(data); err != nil {
 		return nil, fmt.Errorf("policy data %s (%s): %w", name, source, err)
 	}
 	// The enforcement section's shape is checked per file, so that a

@@ -48,6 +48,11 @@ func TestSchemaRejectsWrongValues(t *testing.T) {
 			[]string{"/controller/hostPortRange"}},
 		{"an unknown install profile", `policies: {profile: fluid}`,
 			[]string{"/policies/profile", "restricted", "fluid-compatible"}},
+		// policies.config's schema is the policy data's (policies/data.schema.json).
+		{"a misspelt policy data key", `policies: {config: {mutating: {affinity: {allDatasetPod: true}}}}`,
+			[]string{"/policies/config/mutating/affinity", "allDatasetPod"}},
+		{"a policy data value of the wrong type", `policies: {config: {validating: {guards: {team-a: {localPaths: /data}}}}}`,
+			[]string{"/policies/config/validating/guards/team-a/localPaths"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := dryRun(loadChart(t), parseValues(t, tc.values), namespace)

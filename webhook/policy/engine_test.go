@@ -74,13 +74,16 @@ func TestUndefinedResultIsAnError(t *testing.T) {
 func TestFromConfigMapsOverridesModulesAndMergesData(t *testing.T) {
 	base := NewBundle()
 	base.Modules["mutating/affinity.rego"] = "package a\nx := 1"
-	base.Data = map[string]any{"mutating": map[string]any{"a": 1, "b": map[string]any{"c": 2, "d": 3}}}
+	base.Data = map[string]any{"mutating": map[string]any{
+		"appPostStart": map[string]any{"timeoutSeconds": 1},
+		"sidecar":      map[string]any{"cacheDirVolumes": []any{"cache-dir"}, "mode": "auto"},
+	}}
 	cms := []corev1.ConfigMap{
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "z", Name: "later"}, Data: map[string]string{"data.yaml": "mutating: {b: {d: 5}}"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "z", Name: "later"}, Data: map[string]string{"data.yaml": "mutating: {sidecar: {mode: native}}"}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "first"}, Data: map[string]string{
 			"mutating__affinity.rego": "package a\nx := 2",
 			"extra.rego":              "package extra\ny := 1",
-			"data.json":               `{"mutating": {"b": {"d": 4}, "e": true}}`,
+			"data.json":               `{"mutating": {"sidecar": {"mode": "container"}, "mountPropagation": {"enabled": true}}}`,
 			"README.md":               "ignored",
 		}},
 	}
@@ -95,10 +98,10 @@ func TestFromConfigMapsOverridesModulesAndMergesData(t *testing.T) {
 		t.Fatalf("extra module missing: %v", b.ModuleIDs())
 	}
 	m := b.Data["mutating"].(map[string]any)
-	if m["a"] != 1 || m["e"] != true {
+	if m["appPostStart"] == nil || m["mountPropagation"].(map[string]any)["enabled"] != true {
 		t.Fatalf("data not merged: %v", m)
 	}
-	if d := m["b"].(map[string]any); d["c"] != 2 || d["d"] != float64(5) {
+	if d := m["sidecar"].(map[string]any); d["cacheDirVolumes"] == nil || d["mode"] != "native" {
 		t.Fatalf("later ConfigMap must win and siblings stay: %v", d)
 	}
 	if base.Modules["mutating/affinity.rego"] != "package a\nx := 1" {
@@ -106,5 +109,10 @@ func TestFromConfigMapsOverridesModulesAndMergesData(t *testing.T) {
 	}
 	if _, err := FromConfigMaps(base, []corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Data: map[string]string{"d.yaml": "a: [unclosed"}}}); err == nil {
 		t.Fatal("invalid YAML data must be an error")
+	}
+	typo := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "typo"}, Data: map[string]string{"d.yaml": "mutating: {sidecar: {mdoe: native}}"}}
+	if _, err := FromConfigMaps(base, []corev1.ConfigMap{typo}); err == nil ||
+		!strings.Contains(err.Error(), "ConfigMap a/typo key d.yaml") || !strings.Contains(err.Error(), "mutating.sidecar.mdoe: unknown key") {
+		t.Fatalf("data that does not fit the schema: %v, want an error naming the ConfigMap and the key's path", err)
 	}
 }

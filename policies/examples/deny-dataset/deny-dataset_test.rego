@@ -30,6 +30,6 @@ test_other_namespaces_may_use_customer_pii if {
 
 test_a_namespace_pattern_denies_every_dataset if {
 	d := mutating.decision with input as input_for("contractors", [volume("shared", "imagenet")])
-		with data.sluice.config.mutating.deniedDatasets as {"contractors": ["shared/*"]}
+		with data.sluice.config.custom.deniedDatasets as {"contractors": ["shared/*"]}
 	{x.rule | some x in d.deny} == {"dataset-denied-to-namespace"}
 }
