@@ -19,6 +19,9 @@ func TestAuditIsOptIn(t *testing.T) {
 		for _, o := range objs {
 			switch {
 			case o.GetKind() == "CustomResourceDefinition" && strings.HasSuffix(o.GetName(), ".wgpolicyk8s.io"):
+				if o.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+					t.Errorf("CRD %s would be deleted with the release, and every report with it", o.GetName())
+				}
 				crds = append(crds, o.GetName())
 			case (o.GetKind() == "ClusterRole" || o.GetKind() == "Role") && o.GetName() == "sluice-webhook-audit":
 				auditRoles++
