@@ -89,7 +89,7 @@ func TestAuditListsWhatATighterGuardWouldRefuse(t *testing.T) {
 	}
 	runCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = runner.Run(runCtx) }()
+	go func() { defer close(done); runner.Run(runCtx) }()
 	t.Cleanup(func() { stop(); <-done })
 
 	report := waitForReport(t, c, ns, func(r *policyreportv1alpha2.PolicyReport) bool { return r.Summary.Fail == 1 })

@@ -41,8 +41,9 @@ func (e *Elected) Start(ctx context.Context) error {
 			Callbacks: leaderelection.LeaderCallbacks{
 				OnStartedLeading: func(ctx context.Context) {
 					e.Runner.Writer.stored = nil // another replica may have written since
-					_ = e.Runner.Run(ctx)
+					e.Runner.Run(ctx)
 				},
+				// Required; the loop campaigns again once RunOrDie returns.
 				OnStoppedLeading: func() {},
 			},
 		})

@@ -38,7 +38,7 @@ type Stats struct {
 // Run audits until ctx ends: once a bundle is active, then on every tick
 // of Interval or change of bundle. A failed audit is logged and retried at
 // the next tick.
-func (r *Runner) Run(ctx context.Context) error {
+func (r *Runner) Run(ctx context.Context) {
 	tick := time.NewTicker(r.Interval)
 	defer tick.Stop()
 	poll := time.NewTicker(r.BundlePoll)
@@ -51,7 +51,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-tick.C:
 			if audited != 0 {
 				r.audit(ctx)
