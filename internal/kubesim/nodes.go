@@ -17,9 +17,16 @@ const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 // given labels besides kubernetes.io/hostname, each able to run maxPods
 // pods. kwok makes them Ready.
 func AddNodes(ctx context.Context, c client.Client, prefix string, n, maxPods int, labels map[string]string) ([]string, error) {
-	names := make([]string, 0, n)
+	names := make([]string, n)
 	for i := range n {
-		name := fmt.Sprintf("%s-%d", prefix, i)
+		names[i] = fmt.Sprintf("%s-%d", prefix, i)
+	}
+	return names, AddNamedNodes(ctx, c, names, maxPods, labels)
+}
+
+// AddNamedNodes is AddNodes with the nodes' names.
+func AddNamedNodes(ctx context.Context, c client.Client, names []string, maxPods int, labels map[string]string) error {
+	for _, name := range names {
 		node := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{FakeNodeAnnotation: "fake"},
 				Labels: map[string]string{corev1.LabelHostname: name, "type": "kwok"}},
@@ -29,7 +36,7 @@ func AddNodes(ctx context.Context, c client.Client, prefix string, n, maxPods in
 			node.Labels[k] = v
 		}
 		if err := c.Create(ctx, node); err != nil {
-			return nil, fmt.Errorf("creating node %s: %w", name, err)
+			return fmt.Errorf("creating node %s: %w", name, err)
 		}
 		res := corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("256Gi"),
@@ -39,9 +46,8 @@ func AddNodes(ctx context.Context, c client.Client, prefix string, n, maxPods in
 		patch := client.MergeFrom(node.DeepCopy())
 		node.Status.Capacity, node.Status.Allocatable = res, res
 		if err := c.Status().Patch(ctx, node, patch); err != nil {
-			return nil, fmt.Errorf("setting node %s capacity: %w", name, err)
+			return fmt.Errorf("setting node %s capacity: %w", name, err)
 		}
-		names = append(names, name)
 	}
-	return names, nil
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -197,4 +198,31 @@ func (p page) creates(kind, namespace, name string) bool {
 		}
 	}
 	return false
+}
+
+// nodeNames are the nodes the page's objects name (nodeName), which the
+// reader's cluster has.
+func (p page) nodeNames() []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && k == "nodeName" && s != "" && !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	for _, o := range p.objs {
+		walk(o.Object["spec"])
+	}
+	slices.Sort(out)
+	return out
 }

@@ -79,6 +79,11 @@ func (c *Cluster) AddNodes(ctx context.Context, prefix string, n, maxPods int, l
 	return kubesim.AddNodes(ctx, c.Client, prefix, n, maxPods, labels)
 }
 
+// AddNamedNodes is AddNodes with the nodes' names.
+func (c *Cluster) AddNamedNodes(ctx context.Context, names []string, maxPods int, labels map[string]string) error {
+	return kubesim.AddNamedNodes(ctx, c.Client, names, maxPods, labels)
+}
+
 // Check reports a component that has exited, with the end of its log.
 func (c *Cluster) Check() error { return c.components.Check() }
 
