@@ -209,9 +209,13 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 	env -u KUBEBUILDER_ASSETS $(GO) test $(TEST_UNIT_FLAGS) $$(hack/unit-packages.sh $(TEST_PKGS))
 
 .PHONY: test
-test: sim-binaries certmanager-binaries $(PROMOP_CRDS) $(RCLONE) ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing).
+test: sim-binaries certmanager-binaries $(PROMOP_CRDS) $(RCLONE) fuse3 ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing); the slowest tests and packages are named at the end.
 	# With the race detector, every package (waits stretch under it: tests/support/testenv.Stretch).
-	$(GO) test -race $(TEST_FLAGS) $(TEST_PKGS)
+	$(GO) test -race -json $(TEST_FLAGS) $(TEST_PKGS) | $(GO) run ./hack/testsummary
+
+.PHONY: fuse3
+fuse3: ## Make sure tests/datapath can mount: installs Debian's fuse3 (fusermount3) when root with apt-get, else says what to install (hack/fuse3.sh).
+	@hack/fuse3.sh
 
 .PHONY: bench
 bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster; the cache-refresh loop and the metrics scrape with 1,000 Datasets; cold and warm reads through rclone's FUSE mount).

@@ -61,7 +61,7 @@ func requireDataPath(tb testing.TB) tools {
 		tb.Skip("the data path needs root: the CSI plugin bind-mounts and the FUSE mount is shared back as by a privileged pod")
 	}
 	if _, err := exec.LookPath("fusermount3"); err != nil {
-		tb.Fatal("fusermount3 is missing: rclone mount2 mounts through it, as in the FUSE image; install Debian's fuse3 (.ci/run does)")
+		tb.Fatal("fusermount3 is missing: rclone mount2 mounts through it, as in the FUSE image; install Debian's fuse3 (make test does, as root with apt-get: make fuse3)")
 	}
 	rclone := filepath.Join(testenv.BinDir(), "rclone")
 	if _, err := os.Stat(rclone); err != nil {
