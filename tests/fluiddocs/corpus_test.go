@@ -171,7 +171,7 @@ func runPage(t *testing.T, i int, p page) []string {
 			key = o.GetKind() + "/" + strings.TrimPrefix(o.GetNamespace(), ns.ns+"-") + "/" + o.GetName()
 		}
 		a := &applied{obj: o}
-		if err := cluster.Client.Patch(ctx, o.DeepCopy(), client.Apply, client.FieldOwner("fluid-docs"), client.ForceOwnership); err != nil {
+		if err := apply(ctx, o); err != nil {
 			a.refused = normalise(err.Error(), ns)
 		}
 		if prev, ok := last[key]; ok && prev.refused != "" {
@@ -203,6 +203,25 @@ func runPage(t *testing.T, i int, p page) []string {
 		lines = append(lines, fmt.Sprintf("%s: %s", key, states.outcome(ctx, a.obj)))
 	}
 	return lines
+}
+
+// apply applies obj server-side as kubectl apply --server-side would,
+// again after a webhook call that timed out (the loaded machine's, or the
+// race detector's, slowness, not an answer), as a user would.
+func apply(ctx context.Context, obj *unstructured.Unstructured) error {
+	var err error
+	for range 5 {
+		err = cluster.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj.DeepCopy()), client.FieldOwner("fluid-docs"), client.ForceOwnership)
+		if err == nil || !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "failed calling webhook") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return err
 }
 
 // normalise takes the test's namespace names out of a message.
