@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/audit"
 	"github.com/sluice-data/sluice/webhook/certs"
+	"github.com/sluice-data/sluice/webhook/workloads"
 )
 
 // Options configure `sluice webhook`.
@@ -35,6 +36,10 @@ type Options struct {
 	ProbeAddr string
 	// PolicyNamespaces are the namespaces whose policy ConfigMaps are loaded.
 	PolicyNamespaces []string
+	// WorkloadCheck is what a workload whose Pod template the Pod deny
+	// rules refuse gets: warn (admitted with warnings), deny, or off (the
+	// check is not served).
+	WorkloadCheck string
 	// PolicyProfile is the install profile whose policy data is merged
 	// over the embedded defaults, under the policy ConfigMaps
 	// (policies.Profile): restricted (the default) or fluid-compatible.
@@ -138,6 +143,7 @@ func NewOptions() *Options {
 		ProbeAddr:           ":8081",
 		PolicyNamespaces:    []string{ns},
 		FuseRecords:         ns,
+		WorkloadCheck:       string(workloads.Warn),
 		MaxRequestBytes:     7 << 20, // an UPDATE carries the object twice: controller-runtime's own bound
 		NativeSidecars:      "auto",
 		DecisionCacheSize:   4096,
@@ -162,6 +168,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, metricsauth.FlagUsage)
 	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", o.ProbeAddr, "address of /healthz and /readyz")
 	fs.StringSliceVar(&o.PolicyNamespaces, "policy-namespaces", o.PolicyNamespaces, "namespaces whose ConfigMaps labelled policy.sluice.io/bundle=true are loaded")
+	fs.StringVar(&o.WorkloadCheck, "workload-check", o.WorkloadCheck, "Deployments, StatefulSets, DaemonSets, Jobs and CronJobs whose Pod template the Pod deny rules refuse (served at /validate-workloads): warn (admitted with the denials as warnings), deny, or off")
 	fs.StringVar(&o.PolicyProfile, "policy-profile", o.PolicyProfile, "install profile ("+strings.Join(policies.Profiles(), ", ")+"): its policy data is merged over the embedded defaults, under the policy ConfigMaps (docs/install.md, \"Install profiles\")")
 	fs.StringVar(&o.FuseRecords, "fuse-record-namespace", o.FuseRecords, "namespace of the controller's FUSE records (its --fuse-record-namespace): a runtime's FUSE sidecar in another namespace's Pod is built from the template the controller recorded there, never from the runtime namespace's DaemonSet")
 	fs.Int64Var(&o.MaxRequestBytes, "max-request-bytes", o.MaxRequestBytes, "largest admission request body accepted")
@@ -218,6 +225,11 @@ func (o *Options) Validate() error {
 		if _, err := strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("the environment variable %s=%q is not a boolean", DisableInjectionEnv, v)
 		}
+	}
+	switch o.WorkloadCheck {
+	case string(workloads.Warn), string(workloads.Deny), "off":
+	default:
+		return fmt.Errorf("--workload-check must be warn, deny or off, not %q", o.WorkloadCheck)
 	}
 	if _, err := policies.Profile(o.PolicyProfile); err != nil {
 		return fmt.Errorf("--policy-profile: %w", err)

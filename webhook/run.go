@@ -39,6 +39,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 	"github.com/sluice-data/sluice/webhook/validating"
+	"github.com/sluice-data/sluice/webhook/workloads"
 )
 
 // New builds the webhook's manager: caches, the policy reloader, the
@@ -117,6 +118,10 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 	wh := &admission.Webhook{Handler: mh, RecoverPanic: ptr.To(true)}
 	drain := &drain{delay: o.ShutdownDelay}
 	mgr.GetWebhookServer().Register(mutating.Path, drain.serving(limitBody(wh, o.MaxRequestBytes)))
+	if o.WorkloadCheck != "off" {
+		wl := &admission.Webhook{Handler: &workloads.Handler{Pipeline: mh.Pipeline, Mode: workloads.Mode(o.WorkloadCheck)}, RecoverPanic: ptr.To(true)}
+		mgr.GetWebhookServer().Register(workloads.Path, drain.serving(limitBody(wl, o.MaxRequestBytes)))
+	}
 	live, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
 	if err != nil {
 		return nil, err

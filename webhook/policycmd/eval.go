@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gomodules.xyz/jsonpatch/v2"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/workloads"
 )
 
 type evalOptions struct {
@@ -60,7 +63,7 @@ would record. A denial prints its reasons to stderr and exits with status 1.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
-	cmd.Flags().StringVar(&o.pod, "pod", "", "the Pod to admit (YAML or JSON)")
+	cmd.Flags().StringVar(&o.pod, "pod", "", "the Pod to admit (YAML or JSON), or a Deployment, StatefulSet, DaemonSet, Job or CronJob, whose Pod template is admitted as its Pods would be")
 	cmd.Flags().StringVar(&o.object, "object", "", "a Sluice object (operation, runtime or Dataset) to validate")
 	cmd.Flags().StringVar(&o.old, "old", "", "with --object: its previous version, to validate an UPDATE")
 	cmd.Flags().StringVar(&o.objects, "objects", "", "a multi-document file of the cluster objects the webhook would see")
@@ -213,6 +216,26 @@ func readPod(path string) (*corev1.Pod, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	var meta metav1.PartialObjectMetadata
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if meta.Namespace == "" {
+		meta.Namespace = "default"
+	}
+	if slices.Contains(workloads.Kinds, meta.Kind) {
+		// A workload: the Pod its template would create, as the workload
+		// check judges it at apply time.
+		raw, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t, _, err := workloads.TemplateOf(meta.Kind, raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return workloads.Pod(meta.Namespace, meta.Name, t.Spec), nil
 	}
 	pod := &corev1.Pod{}
 	if err := yaml.UnmarshalStrict(data, pod); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 func run(t *testing.T, args ...string) (string, string, error) {
@@ -266,5 +268,40 @@ func TestExampleSetNeedsCasesInEveryExample(t *testing.T) {
 	dir = writeTree(t, map[string]string{"a/testdata/c/pod.yaml": "", "a/deny.rego": denyModule})
 	if _, _, err := run(t, "eval", "--policies", dir, "--pod", fixtureFile("serverful-affinity", "pod.yaml")); err == nil || !strings.Contains(err.Error(), "is a set of example directories") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestEvalJudgesAWorkloadsTemplate: eval --pod takes a Deployment (or
+// another workload) and judges the Pod its template would create, as the
+// workload check does at apply time.
+func TestEvalJudgesAWorkloadsTemplate(t *testing.T) {
+	pod, err := os.ReadFile(fixtureFile("denied-not-bound", "pod.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Metadata map[string]any `json:"metadata"`
+		Spec     map[string]any `json:"spec"`
+	}
+	if err := yaml.Unmarshal(pod, &p); err != nil {
+		t.Fatal(err)
+	}
+	deployment, err := yaml.Marshal(map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "reader", "namespace": p.Metadata["namespace"]},
+		"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "reader"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "reader"}}, "spec": p.Spec}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "deployment.yaml")
+	if err := os.WriteFile(file, deployment, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := run(t, "eval", "--pod", file, "--objects", fixtureFile("denied-not-bound", "objects.yaml"))
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 || !strings.Contains(errOut, "rule dataset-not-bound") {
+		t.Fatalf("the Deployment's template: %v, stderr %q", err, errOut)
 	}
 }

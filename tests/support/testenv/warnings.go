@@ -31,6 +31,13 @@ func (w *Warnings) String() string {
 	return strings.Join(w.msgs, "\n")
 }
 
+// Reset forgets the warnings so far.
+func (w *Warnings) Reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = nil
+}
+
 // WarnedClient is a client of cfg whose requests' warnings are collected.
 func WarnedClient(t testing.TB, cfg *rest.Config, scheme *k8sruntime.Scheme) (client.Client, *Warnings) {
 	t.Helper()
