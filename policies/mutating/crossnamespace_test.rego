@@ -10,7 +10,6 @@ producer(image) := object.union(bound("raw"), {"namespace": "team-b", "runtime":
 
 allow_b := [{"podNamespace": "team-a", "datasetNamespace": "team-b", "dataset": "raw"}]
 
-
 default_guards := data.sluice.config.validating.guards
 
 test_cross_namespace_sidecar_of_another_registry_is_denied if {
