@@ -71,7 +71,8 @@ func TestDefaultGuardsKeepPodsOffTheControlPlaneAndTheHost(t *testing.T) {
 		Data: map[string]string{"guards.yaml": "validating:\n  guards:\n    " + ns + ":\n" +
 			"      reservedTaints: []\n" +
 			"      localPaths: [/var/lib/kubelet]\n" +
-			"      processPrivileges: [hostNetwork, privileged]\n"},
+			"      processPrivileges: [hostNetwork, privileged]\n" +
+			"      reservedHostPaths: []\n"},
 	}
 	if err := env.Client.Create(ctxT(t), guards); err != nil {
 		t.Fatal(err)

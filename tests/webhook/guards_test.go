@@ -116,7 +116,10 @@ func TestDefaultGuardsStopTenantEscape(t *testing.T) {
 			"      tieredstorePaths: [/dev/shm, /var/lib/kubelet]\n" +
 			"      localPaths: [/etc]\n" +
 			"      hostPathVolumes: [/]\n" +
-			"      thinOverrides: [image, command]\n"},
+			"      thinOverrides: [image, command]\n" +
+			// The node's own directories are reserved whatever the lists
+			// say; a platform lifts that too, explicitly.
+			"      reservedHostPaths: []\n"},
 	}
 	if err := env.Client.Create(ctxT(t), guards); err != nil {
 		t.Fatal(err)
