@@ -118,8 +118,8 @@ func issuedAndInjected(ctx context.Context, c client.Client, ns string) error {
 	for _, w := range v.Webhooks {
 		bundles[w.Name] = w.ClientConfig.CABundle
 	}
-	if len(bundles) != 3 {
-		return fmt.Errorf("%d webhooks in the installed configurations, want 3", len(bundles))
+	if len(bundles) != 5 { // as TestInstallIntoSimulatedCluster's
+		return fmt.Errorf("%d webhooks in the installed configurations, want 5", len(bundles))
 	}
 	for name, b := range bundles {
 		if !bytes.Equal(b, bundle) {

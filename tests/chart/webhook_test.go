@@ -70,8 +70,10 @@ func readWebhookWrote(ctx context.Context, t *testing.T, c client.Client, ns str
 	for _, wh := range v.Webhooks {
 		w.caBundles[wh.Name] = wh.ClientConfig.CABundle
 	}
-	if len(w.caBundles) != 3 {
-		t.Errorf("%d webhooks in the installed configurations, want 3", len(w.caBundles))
+	// Mutating: labelled Pods, claim Pods; validating: objects, workloads,
+	// CronJobs.
+	if len(w.caBundles) != 5 {
+		t.Errorf("%d webhooks in the installed configurations, want 5", len(w.caBundles))
 	}
 	for name, b := range w.caBundles {
 		if !bytes.Equal(b, secret.Data[certs.CACertKey]) {
