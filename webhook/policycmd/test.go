@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -40,22 +41,42 @@ policy.sluice.io/bundle=true) is not policy data: it is the manifest that
 deploys the directory, and the test fails unless its keys are the
 directory's policy files (tests aside), with "/" written "__".
 
-Prints "N passed, N failed" and exits non-zero if anything failed.`,
+Prints "N passed, N failed" and exits non-zero if anything failed. --run
+runs only the tests and cases whose name (as printed: "rego <rule>",
+"case <dir>", ...) matches a regular expression; --format json or junit
+prints every result in that format instead, for CI.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
+			if o.runPattern != "" {
+				re, err := regexp.Compile(o.runPattern)
+				if err != nil {
+					return fmt.Errorf("--run: %w", err)
+				}
+				o.run = re
+			}
+			switch o.format {
+			case formatText, formatJSON, formatJUnit:
+			default:
+				return fmt.Errorf("--format must be text, json or junit, not %q", o.format)
+			}
 			return runTests(ctx, cmd.OutOrStdout(), dirs, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print passing tests too")
+	cmd.Flags().StringVar(&o.runPattern, "run", "", "run only the tests and cases whose name matches this regular expression")
+	cmd.Flags().StringVar(&o.format, "format", formatText, "output: text, json or junit (JUnit XML)")
 	return cmd
 }
 
 // testOptions tune runTests.
 type testOptions struct {
-	verbose bool
+	verbose    bool
+	runPattern string
+	run        *regexp.Regexp
+	format     string
 	// skipDefaults leaves out the default policies' own tests and cases
 	// (for Go tests that test directories only).
 	skipDefaults bool
@@ -121,10 +142,27 @@ func testGroups(args []string) ([][]*policyDir, error) {
 type reporter struct {
 	out            io.Writer
 	verbose        bool
+	run            *regexp.Regexp
 	passed, failed int
+	// results collects every result for a machine format (nil: text).
+	results *[]result
 }
 
 func (r *reporter) report(name string, err error) {
+	if !selected(r.run, name) {
+		return
+	}
+	if r.results != nil {
+		res := result{Name: name, Passed: err == nil}
+		if err != nil {
+			r.failed++
+			res.Message = err.Error()
+		} else {
+			r.passed++
+		}
+		*r.results = append(*r.results, res)
+		return
+	}
 	if err != nil {
 		r.failed++
 		fmt.Fprintf(r.out, "FAIL %s\n    %s\n", name, strings.ReplaceAll(err.Error(), "\n", "\n    "))
@@ -141,7 +179,10 @@ func runTests(ctx context.Context, out io.Writer, args []string, o testOptions) 
 	if err != nil {
 		return err
 	}
-	r := &reporter{out: out, verbose: o.verbose}
+	r := &reporter{out: out, verbose: o.verbose, run: o.run}
+	if o.format != "" && o.format != formatText {
+		r.results = &[]result{}
+	}
 	if !o.skipDefaults {
 		b, err := policy.DefaultBundle()
 		if err != nil {
@@ -155,7 +196,13 @@ func runTests(ctx context.Context, out io.Writer, args []string, o testOptions) 
 	for _, dirs := range groups {
 		r.group(ctx, dirs)
 	}
-	fmt.Fprintf(out, "%d passed, %d failed\n", r.passed, r.failed)
+	if r.results != nil {
+		if err := printResults(out, o.format, *r.results); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "%d passed, %d failed\n", r.passed, r.failed)
+	}
 	if r.failed > 0 {
 		return &ExitError{Code: 1}
 	}
@@ -234,6 +281,9 @@ func (r *reporter) cases(ctx context.Context, b *policy.Bundle, fsys fs.FS, sour
 		return
 	}
 	for _, c := range cases {
-		r.report("case "+filepath.Join(source, c.Name), c.Run(ctx, b))
+		name := "case " + filepath.Join(source, c.Name)
+		if selected(r.run, name) {
+			r.report(name, c.Run(ctx, b))
+		}
 	}
 }
