@@ -62,7 +62,7 @@ func TestGuardsHoldWithoutTheWebhook(t *testing.T) {
 
 	allow := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: policyNamespace, Name: "allow-" + ns, Labels: map[string]string{policies.BundleLabel: "true"}},
-		Data:       map[string]string{"guards.yaml": "validating:\n  guards:\n    " + ns + ":\n      jvmOptions: [\"-Xmx1G\", \"-XX:OnOutOfMemoryError=.*\"]\n      localPaths: [/etc]\n"},
+		Data:       map[string]string{"guards.yaml": "validating:\n  guards:\n    " + ns + ":\n      jvmOptions: [\"-Xmx1G\", \"-XX:OnOutOfMemoryError=.*\"]\n      localPaths: [/etc]\n      reservedHostPaths: []\n"},
 	}
 	if err := env.Client.Create(ctx, allow); err != nil {
 		t.Fatal(err)
