@@ -100,9 +100,10 @@ func checkSecureMetrics(ctx context.Context, t *testing.T, c *simcluster.Cluster
 	})
 	var code int
 	var body string
-	// The authorizer sees the new binding within moments; the filter caches
-	// no decision.
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, testenv.Stretch(30*time.Second), true, func(context.Context) (bool, error) {
+	// The authorizer sees the new binding within moments, but
+	// controller-runtime's filter caches a denial for 30 s (DenyCacheTTL):
+	// the unbound scrape above is answered from that cache until it expires.
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, testenv.Stretch(60*time.Second), true, func(context.Context) (bool, error) {
 		code, body = scrape(tok.Status.Token)
 		return code == http.StatusOK && strings.Contains(body, want), nil
 	})
