@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -46,6 +47,9 @@ type Client struct {
 	actions *inFlight
 	// good is what a rollback restores (lastgood.go); shared likewise.
 	good *lastGood
+	// caps guards the first read of the cluster's capabilities
+	// (capabilities.go); shared likewise.
+	caps *sync.Mutex
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -58,7 +62,7 @@ func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log 
 	if kc, ok := cfg.KubeClient.(*kube.Client); ok {
 		cfg.KubeClient = &probedKube{Client: kc, ttl: reachableFor}
 	}
-	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}, good: &lastGood{}}, nil
+	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}, good: &lastGood{}, caps: &sync.Mutex{}}, nil
 }
 
 // NewMemoryClient returns a Client that keeps releases in memory and only
@@ -78,6 +82,7 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 		Timeout:   time.Minute,
 		actions:   &inFlight{},
 		good:      &lastGood{},
+		caps:      &sync.Mutex{},
 	}
 }
 
@@ -119,6 +124,9 @@ func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.
 }
 
 func (c *Client) install(ctx context.Context, name string, d Desired) (*release.Release, error) {
+	if err := c.ensureCapabilities(); err != nil {
+		return nil, fmt.Errorf("installing release %s: %w", name, err)
+	}
 	in := action.NewInstall(c.cfg)
 	in.ReleaseName, in.Namespace, in.Timeout = name, c.namespace, c.Timeout
 	in.PostRenderer, in.DisableHooks = c.guard(), true // guard.go; hooks would bypass the guard
@@ -168,6 +176,9 @@ func (c *Client) upgrade(ctx context.Context, name string, d Desired) (*release.
 func (c *Client) upgradeTo(ctx context.Context, name string, d Desired, history []*release.Release, description string) (*release.Release, error) {
 	if err := c.trustStored(name, history); err != nil { // stored.go
 		return nil, err
+	}
+	if err := c.ensureCapabilities(); err != nil {
+		return nil, fmt.Errorf("upgrading release %s: %w", name, err)
 	}
 	up := action.NewUpgrade(c.cfg)
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/kube"
@@ -91,7 +92,7 @@ func TestNoRollbackWithoutAGoodRevisionOfItsOwn(t *testing.T) {
 		t.Fatalf("the refused upgrade: %s %v", act, err)
 	}
 
-	restarted := &Client{cfg: c.cfg, namespace: c.namespace, Timeout: c.Timeout, actions: &inFlight{}, good: &lastGood{}}
+	restarted := &Client{cfg: c.cfg, namespace: c.namespace, Timeout: c.Timeout, actions: &inFlight{}, good: &lastGood{}, caps: &sync.Mutex{}}
 	k.applied = nil
 	var retry *RetryAfter
 	state, act, err := restarted.Ensure(ctx, "demo", refused)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,7 +145,7 @@ func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
 	}
 
 	// The next process shares the release storage, not the identity.
-	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter(), actions: &inFlight{}}
+	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter(), actions: &inFlight{}, caps: &sync.Mutex{}}
 	if next.Writer == killed.Writer {
 		t.Fatal("NewWriter returned the same identity twice")
 	}
