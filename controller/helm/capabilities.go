@@ -40,3 +40,15 @@ func (c *Client) ensureCapabilities() error {
 	}
 	return nil
 }
+
+// actionConfig is c's Helm configuration for one action: a copy, with a
+// release Storage of its own over the same driver. Helm's actions write
+// fields of both (an Upgrade sets Releases.MaxHistory on every run), and a
+// namespace's releases act at once, so the Client's own is never handed to
+// an action. Its capabilities are ensureCapabilities'.
+func (c *Client) actionConfig() *action.Configuration {
+	cfg := *c.cfg
+	releases := *c.cfg.Releases
+	cfg.Releases = &releases
+	return &cfg
+}

@@ -127,7 +127,7 @@ func (c *Client) install(ctx context.Context, name string, d Desired) (*release.
 	if err := c.ensureCapabilities(); err != nil {
 		return nil, fmt.Errorf("installing release %s: %w", name, err)
 	}
-	in := action.NewInstall(c.cfg)
+	in := action.NewInstall(c.actionConfig())
 	in.ReleaseName, in.Namespace, in.Timeout = name, c.namespace, c.Timeout
 	in.PostRenderer, in.DisableHooks = c.guard(), true // guard.go; hooks would bypass the guard
 	// The API server validates every object it stores; Helm's client-side
@@ -180,7 +180,7 @@ func (c *Client) upgradeTo(ctx context.Context, name string, d Desired, history 
 	if err := c.ensureCapabilities(); err != nil {
 		return nil, fmt.Errorf("upgrading release %s: %w", name, err)
 	}
-	up := action.NewUpgrade(c.cfg)
+	up := action.NewUpgrade(c.actionConfig())
 	up.Namespace, up.Timeout, up.MaxHistory = c.namespace, c.Timeout, MaxHistory
 	up.DisableOpenAPIValidation = true // as in Install
 	up.PostRenderer, up.DisableHooks = c.guard(), true
@@ -266,7 +266,7 @@ func (c *Client) uninstall(name string, history []*release.Release) error {
 	if err := c.trustStored(name, history); err != nil {
 		return err
 	}
-	un := action.NewUninstall(c.cfg)
+	un := action.NewUninstall(c.actionConfig())
 	un.Timeout, un.DisableHooks = c.Timeout, true // hooks never passed the guard
 	if _, err := un.Run(name); err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return fmt.Errorf("uninstalling release %s: %w", name, err)
