@@ -49,7 +49,7 @@ help: ## Show this help.
 ##@ Development
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice, docs/engines.md's field tables, the chart's README (charts/sluice/README.md) and the policy data's JSON Schema (policies/data.schema.json, and policies.config's in charts/sluice/values.schema.json).
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases), the controller's ClusterRole and namespaced Role (config/rbac) and their copies in charts/sluice, docs/engines.md's field tables, docs/security.md's trust table, docs/policies.md's rule reference, the chart's README (charts/sluice/README.md) and the policy data's JSON Schema (policies/data.schema.json, and policies.config's in charts/sluice/values.schema.json).
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/v1alpha1/... output:crd:artifacts:config=config/crd/bases
 	# The PolicyReport CRDs, which the chart installs only when asked (audit.policyReports.crds).
@@ -57,7 +57,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy code, CRDs (config/crd/bases)
 	$(CONTROLLER_GEN) rbac:roleName=sluice-controller paths=./controller/... output:rbac:artifacts:config=config/rbac
 	# The platform chart's CRDs and controller rules follow what was generated (hack/chartsync).
 	$(GO) run ./hack/chartsync
-	# docs/engines.md's field tables follow the engines' (hack/fieldsdoc).
+	# docs/engines.md's field tables, docs/security.md's trust table and docs/policies.md's rule reference follow the engines, trust/table.go and the default policies (hack/fieldsdoc).
 	$(GO) run ./hack/fieldsdoc
 	# The platform chart's README follows its values.yaml comments (hack/chartreadme).
 	$(GO) run ./hack/chartreadme -chart charts/sluice
@@ -75,17 +75,19 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint (.golangci.yml: import rules between
 .PHONY: verify
 verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint (and that the import rules bite), go.mod tidiness; fail if any generated file was stale.
 	@snapshot=$$(mktemp -d); trap 'rm -rf "$$snapshot"' EXIT; \
-	cp -r api config "$$snapshot"/; mkdir -p "$$snapshot/chart"; cp -r charts/sluice/crds charts/sluice/files charts/sluice/README.md "$$snapshot/chart"/; cp docs/engines.md "$$snapshot"/; \
+	cp -r api config "$$snapshot"/; mkdir -p "$$snapshot/chart"; cp -r charts/sluice/crds charts/sluice/files charts/sluice/README.md "$$snapshot/chart"/; cp docs/engines.md docs/security.md docs/policies.md "$$snapshot"/; \
 	cp policies/data.schema.json charts/sluice/values.schema.json "$$snapshot"/; \
 	$(MAKE) --no-print-directory generate >/dev/null; \
 	if ! diff -r "$$snapshot/api" api >/dev/null || ! diff -r "$$snapshot/config" config >/dev/null \
 		|| ! diff -r "$$snapshot/chart/crds" charts/sluice/crds >/dev/null || ! diff -r "$$snapshot/chart/files" charts/sluice/files >/dev/null \
 		|| ! diff "$$snapshot/engines.md" docs/engines.md >/dev/null || ! diff "$$snapshot/chart/README.md" charts/sluice/README.md >/dev/null \
+		|| ! diff "$$snapshot/security.md" docs/security.md >/dev/null || ! diff "$$snapshot/policies.md" docs/policies.md >/dev/null \
 		|| ! diff "$$snapshot/data.schema.json" policies/data.schema.json >/dev/null || ! diff "$$snapshot/values.schema.json" charts/sluice/values.schema.json >/dev/null; then \
 		echo "verify: generated files were out of date; 'make generate' has now rewritten them:"; \
 		diff -r "$$snapshot/api" api | head -40; diff -r "$$snapshot/config" config | head -40; \
 		diff -rq "$$snapshot/chart/crds" charts/sluice/crds; diff -r "$$snapshot/chart/files" charts/sluice/files | head -40; \
 		diff "$$snapshot/engines.md" docs/engines.md | head -40; diff "$$snapshot/chart/README.md" charts/sluice/README.md | head -40; \
+		diff "$$snapshot/security.md" docs/security.md | head -40; diff "$$snapshot/policies.md" docs/policies.md | head -40; \
 		diff "$$snapshot/data.schema.json" policies/data.schema.json | head -40; diff "$$snapshot/values.schema.json" charts/sluice/values.schema.json | head -40; exit 1; fi
 	@unformatted=$$(gofmt -l $(GO_FILES)); \
 	if [[ -n "$$unformatted" ]]; then echo "verify: gofmt needed on:"; echo "$$unformatted"; exit 1; fi

@@ -1,6 +1,6 @@
 // Command fieldsdoc writes the generated tables of docs/: the engines'
-// field tables into docs/engines.md and the tenant trust table into
-// docs/security.md.
+// field tables into docs/engines.md, the tenant trust table into
+// docs/security.md and the rule reference into docs/policies.md.
 package main
 
 import (
@@ -9,12 +9,14 @@ import (
 
 	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/trust"
+	"github.com/sluice-data/sluice/webhook/policy/catalogue"
 )
 
 func main() {
 	for doc, splice := range map[string]func(string) (string, error){
 		"docs/engines.md":  registry.Splice,
 		"docs/security.md": trust.Splice,
+		"docs/policies.md": catalogue.SpliceDefault,
 	} {
 		if err := write(doc, splice); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", doc, err)

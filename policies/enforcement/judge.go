@@ -48,10 +48,7 @@ type Verdict struct {
 
 // Mode returns rule's mode in namespace.
 func (p *Policy) Mode(rule, namespace string) Mode {
-	def := Deny
-	if IsMutation(rule) {
-		def = Apply
-	}
+	def := DefaultMode(rule)
 	if p == nil {
 		return def
 	}

@@ -160,11 +160,20 @@ func parse(v any, whole bool) (*Policy, error) {
 	return p, nil
 }
 
-func checkMode(field, rule string, m Mode) error {
-	want := []Mode{Deny, Warn, DryRun}
+// Modes are the modes a rule may have, its default first: deny, warn and
+// dryrun for a deny rule, apply and dryrun for a mutation rule.
+func Modes(rule string) []Mode {
 	if IsMutation(rule) {
-		want = []Mode{Apply, DryRun}
+		return []Mode{Apply, DryRun}
 	}
+	return []Mode{Deny, Warn, DryRun}
+}
+
+// DefaultMode is a rule's mode when the policy data sets none.
+func DefaultMode(rule string) Mode { return Modes(rule)[0] }
+
+func checkMode(field, rule string, m Mode) error {
+	want := Modes(rule)
 	if slices.Contains(want, m) {
 		return nil
 	}

@@ -32,6 +32,8 @@ served(ds) if {
 	not ds.migration.block
 }
 
+# METADATA
+# description: "A Pod may not use a dataset that a DataMigrate with block true is migrating."
 deny contains {"rule": "dataset-migrating", "message": msg} if {
 	some v in input.datasetVolumes
 	v.dataset.phase == "DataMigrating"
@@ -48,6 +50,8 @@ migrating_message(v) := sprintf("volume %q uses dataset %s, which is being migra
 	not v.dataset.migration.found
 }
 
+# METADATA
+# description: "A Pod may not use a dataset no runtime serves, nor a reference dataset whose Dataset none serves (unless annotated sidecar.fluid.io/skip-precheck)."
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	some v in input.datasetVolumes
 	not served(v.dataset)
@@ -68,6 +72,8 @@ deny contains {"rule": "dataset-not-bound", "message": msg} if {
 	msg := sprintf("volume %q uses reference dataset %s, whose Dataset %s/%s is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), r.namespace, r.name, phase])
 }
 
+# METADATA
+# description: "A Pod may use a dataset of another namespace only where mutating.crossNamespace.allow allows it."
 deny contains {"rule": "dataset-cross-namespace", "message": msg} if {
 	some v in input.datasetVolumes
 	v.dataset.namespace != input.request.namespace

@@ -50,6 +50,8 @@ constrained_key(key) if {
 
 # The rules below inline sched_required and locality_requirements: a
 # function call costs more than the lookup it wraps.
+# METADATA
+# description: "Node affinity for dataset Pods: preferred tiers toward the nodes that cache their datasets, required ones for sched=required, and nodes without cache for Pods without datasets."
 preferred_terms contains {"weight": loc.weight, "preference": {"matchExpressions": [req]}} if {
 	serverful
 	some v in input.datasetVolumes

@@ -22,6 +22,8 @@ app_dataset_mounts(c) := sort({m.mountPath |
 
 has_post_start(c) if c.lifecycle.postStart
 
+# METADATA
+# description: "postStart hooks that hold app containers until their dataset mounts are ready (label app.poststart.fluid.io/inject)."
 app_post_start contains {
 	"container": c.name,
 	"mountPaths": paths,

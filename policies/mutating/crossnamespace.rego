@@ -42,6 +42,8 @@ consumer_allows_image(image) if {
 	startswith(image_repository(image), sprintf("%s/", [trim_suffix(prefix, "/")]))
 }
 
+# METADATA
+# description: "A serverless Pod gets the FUSE sidecar of another namespace's runtime only if its image is allowed by the Pod's namespace's imagePrefixes."
 deny contains {"rule": "cross-namespace-sidecar-image", "message": msg} if {
 	serverless
 	some v in input.datasetVolumes
@@ -56,6 +58,8 @@ deny contains {"rule": "cross-namespace-sidecar-image", "message": msg} if {
 	])
 }
 
+# METADATA
+# description: "A serverless Pod using another namespace's runtime needs the controller's record of that runtime's FUSE template."
 deny contains {"rule": "cross-namespace-sidecar-record", "message": msg} if {
 	serverless
 	some v in input.datasetVolumes

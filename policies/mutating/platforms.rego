@@ -39,6 +39,8 @@ platform_args[key] := value if {
 
 known_platforms := builtin_platforms | {p | some p, _ in data.sluice.config.mutating.platforms}
 
+# METADATA
+# description: "A Pod's serverless.fluid.io/platform must name a known platform (built in, or mutating.platforms)."
 deny contains {"rule": "unknown-platform", "message": msg} if {
 	p := platform
 	not p in known_platforms

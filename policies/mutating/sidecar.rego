@@ -108,6 +108,8 @@ sidecar_requests[name] := quantity if {
 # The mode, flags and settings are bound in the body, ahead of the call to
 # dataset_ref: a condition on the input that follows a call is not
 # specialised (docs/design/admission-fast-path.md).
+# METADATA
+# description: "FUSE sidecars for serverless Pods, and their dataset volumes rewritten to be served by them."
 sidecars contains {
 	"volume": v.volume,
 	"dataset": dataset_ref(v.dataset),
@@ -138,6 +140,8 @@ volume_rewrites contains volume_rewrite(v) if {
 	some v in input.datasetVolumes
 }
 
+# METADATA
+# description: "A serverless Pod may not use a dataset whose runtime has no FUSE template to inject as a sidecar."
 deny contains {"rule": "sidecar-without-fuse", "message": msg} if {
 	serverless
 	some v in input.datasetVolumes

@@ -7,6 +7,8 @@ package sluice.mutating
 
 import rego.v1
 
+# METADATA
+# description: "HostToContainer propagation on dataset volume mounts, so that a restarted FUSE mount reaches running containers."
 mount_propagation contains {"volume": v.volume, "mode": "HostToContainer"} if {
 	data.sluice.config.mutating.mountPropagation.enabled
 	some v in input.datasetVolumes
@@ -28,6 +30,8 @@ in_use_names := {v.dataset.name |
 # on every evaluation (about 10 % of the default decision's cost); a
 # variable key keeps it one partial object rule. Both define the same
 # object, and modules may add keys either way.
+# METADATA
+# description: "The labels and annotations that record what was injected (fluid.io/datasets-in-use, the sidecar's done label)."
 pod_annotations[key] := concat(",", sort(in_use_names)) if {
 	data.sluice.config.mutating.datasetsInUse.enabled
 	uses_datasets

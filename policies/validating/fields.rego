@@ -22,6 +22,8 @@ field_findings := object.get(facts, "fields", [])
 
 deny_refused := object.get(object.get(config, "fields", {}), "denyRefused", true)
 
+# METADATA
+# description: "A runtime may not set a field its engine refuses (the engine's field table); with validating.fields.denyRefused false, such a field is a warning."
 deny contains deny_at("engine-field", f.path, f.message) if {
 	deny_refused
 	some f in field_findings

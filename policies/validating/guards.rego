@@ -133,6 +133,8 @@ image_allowed(image) if {
 	startswith(image, sprintf("%s/", [trim_suffix(prefix, "/")]))
 }
 
+# METADATA
+# description: "The images a runtime sets must be under its namespace's allowed prefixes (guards imagePrefixes)."
 deny contains deny_at("image-registry", v.path, msg) if {
 	is_runtime
 	some v in judged("images")
@@ -145,6 +147,8 @@ deny contains deny_at("image-registry", v.path, msg) if {
 # 2. Tieredstore paths: every path must be clean and absolute; a hostPath
 # level's must be under an allowed prefix (an emptyDir level's path is a
 # mount path inside the pod, not a node directory).
+# METADATA
+# description: "Tieredstore paths must be clean and absolute, and a hostPath level's under its namespace's allowed prefixes and clear of reserved node directories (guards tieredstorePaths)."
 deny contains deny_at("tieredstore-path", v.path, guard_path_message("host path", v.value, "tieredstorePaths")) if {
 	is_runtime
 	some v in judged("tierPaths")
@@ -160,6 +164,8 @@ deny contains deny_at("tieredstore-path", v.path, guard_path_message("path", v.v
 }
 
 # 3. local:// mounts.
+# METADATA
+# description: "local:// paths (Dataset mounts, DataBackup backupPath, DataMigrate storage) must be under the namespace's allowed prefixes and clear of reserved node directories (guards localPaths)."
 deny contains deny_at("local-mount", v.path, guard_path_message("local path", v.value, "localPaths")) if {
 	input.kind in {"Dataset", "DataBackup", "DataMigrate"}
 	some v in judged("localMounts")
@@ -173,6 +179,8 @@ thin_override_allowed(kind) if kind in thin_guards.allows
 
 thin_override_allowed(kind) if kind in guard_list("thinOverrides")
 
+# METADATA
+# description: "A ThinRuntime may override its profile's image, command or volumes only where the profile's annotation or its namespace's guards (thinOverrides) allow it."
 deny contains deny_at("thin-override", v.path, msg) if {
 	input.kind == "ThinRuntime"
 	thin_guards != null
@@ -189,6 +197,8 @@ host_path_kind if is_runtime
 
 host_path_kind if input.kind == "DataProcess"
 
+# METADATA
+# description: "The hostPath volumes of a runtime or a DataProcess must be under the namespace's allowed prefixes and clear of reserved node directories (guards hostPathVolumes)."
 deny contains deny_at("host-path-volume", v.path, host_path_volume_message(v.value)) if {
 	host_path_kind
 	some v in judged("hostPathVolumes")

@@ -27,6 +27,8 @@ import rego.v1
 
 toleration_kinds := {"Dataset", "JindoRuntime", "DataLoad", "DataMigrate", "DataProcess"}
 
+# METADATA
+# description: "Engine and operation pods may not tolerate a taint the namespace's guards reserve (reservedTaints), nor every taint while some are reserved."
 deny contains deny_at("toleration", v.path, msg) if {
 	input.kind in toleration_kinds
 	some v in judged("tolerations")
@@ -56,6 +58,8 @@ privilege_allowed(p) if {
 	sprintf("%s *", [kind]) in guard_list("processPrivileges")
 }
 
+# METADATA
+# description: "A DataProcess's pod may ask only for the host privileges its namespace's guards allow (processPrivileges)."
 deny contains deny_at("process-privilege", v.path, msg) if {
 	input.kind == "DataProcess"
 	some v in judged("privileges")

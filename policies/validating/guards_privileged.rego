@@ -30,6 +30,8 @@ privileged_element_allowed(v) if {
 	regex.match(sprintf("^(?:%s)$", [pattern]), v.value)
 }
 
+# METADATA
+# description: "Tenant values that reach containers with host privileges (environment, volumes, hooks, probes, JVM flags, FUSE arguments) must be allowed by the namespace's guards."
 deny contains deny_at("privileged-container", v.path, msg) if {
 	is_runtime
 	some v in judged("privileged")

@@ -9,6 +9,8 @@ package sluice.validating
 
 import rego.v1
 
+# METADATA
+# description: "A new Dataset's or runtime's name must be a DNS-1035 label (it names Services and labels)."
 deny contains deny_at("name-dns1035", "metadata.name", msg) if {
 	input.kind in ({"Dataset"} | runtime_kinds)
 	input.request.operation == "CREATE"
@@ -17,6 +19,8 @@ deny contains deny_at("name-dns1035", "metadata.name", msg) if {
 	msg := sprintf("%q must be a DNS-1035 label: lowercase letters, digits and '-', starting with a letter, at most 63 characters", [name])
 }
 
+# METADATA
+# description: "A new runtime may not take the name of a runtime of another kind in its namespace (a Dataset binds one runtime)."
 deny contains deny_at("runtime-name-conflict", "metadata.name", msg) if {
 	is_runtime
 	input.request.operation == "CREATE"
@@ -24,6 +28,8 @@ deny contains deny_at("runtime-name-conflict", "metadata.name", msg) if {
 	msg := sprintf("a %s named %q already exists in this namespace; a Dataset binds one runtime", [other, obj.metadata.name])
 }
 
+# METADATA
+# description: "A Dataset's mounts may not change while a data operation holds it."
 deny contains deny_at("dataset-mounts-held", "spec.mounts", msg) if {
 	input.kind == "Dataset"
 	input.request.operation == "UPDATE"
@@ -37,6 +43,8 @@ deny contains deny_at("dataset-mounts-held", "spec.mounts", msg) if {
 # root under storage), each naming its field. The engine refuses them at
 # reconcile too (InvalidSpec), so the denial never hides a change that would
 # be applied.
+# METADATA
+# description: "A bound Dataset's mounts may not change in a way its engine cannot apply to the running cache."
 deny contains deny_at("mount-edit", f.path, f.message) if {
 	input.kind == "Dataset"
 	input.request.operation == "UPDATE"
@@ -49,6 +57,8 @@ allowed_schemes(ns) := s if {
 	s := config.mountSchemes["*"]
 }
 
+# METADATA
+# description: "A Dataset's mount points must use a scheme its namespace allows (validating.mountSchemes)."
 deny contains deny_at("mount-scheme", sprintf("spec.mounts[%d].mountPoint", [i]), msg) if {
 	input.kind == "Dataset"
 	allowed := allowed_schemes(obj.metadata.namespace)

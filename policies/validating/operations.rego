@@ -15,12 +15,16 @@ operation_kinds := {"DataLoad", "DataMigrate", "DataBackup", "DataProcess"}
 
 is_operation if input.kind in operation_kinds
 
+# METADATA
+# description: "A new data operation must name a Dataset."
 deny contains deny_at("operation-target", "spec.dataset", "names no Dataset") if {
 	is_operation
 	input.request.operation == "CREATE"
 	not facts.target.name
 }
 
+# METADATA
+# description: "A data operation's Dataset must be in the operation's namespace."
 deny contains deny_at("operation-dataset-namespace", "spec.dataset.namespace", msg) if {
 	is_operation
 	facts.target.name

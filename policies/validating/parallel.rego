@@ -22,6 +22,8 @@ parallel_migration if {
 	object.get(obj.spec, "parallelism", 1) > 1
 }
 
+# METADATA
+# description: "A parallel DataMigrate must name its SSH Secret, and its parallelOptions must be known and valid."
 deny contains deny_at("operation-parallelism", "spec.parallelOptions.sshSecretName", msg) if {
 	parallel_migration
 	object.get(migrate_options, "sshSecretName", "") == ""

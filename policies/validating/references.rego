@@ -19,10 +19,14 @@ import rego.v1
 
 reference := facts.reference if input.kind == "Dataset"
 
+# METADATA
+# description: "A dataset:// mount must read dataset://<namespace>/<name>[/<sub-path>] and be the Dataset's only mount."
 deny contains deny_at("reference-form", reference.field, reference.error) if {
 	reference.error != ""
 }
 
+# METADATA
+# description: "A reference dataset may not reference itself."
 deny contains deny_at("reference-self", "spec.mounts[0].mountPoint", msg) if {
 	reference.error == ""
 	reference.namespace == obj.metadata.namespace
@@ -30,6 +34,8 @@ deny contains deny_at("reference-self", "spec.mounts[0].mountPoint", msg) if {
 	msg := sprintf("dataset://%s/%s is this Dataset itself", [reference.namespace, reference.name])
 }
 
+# METADATA
+# description: "A reference dataset may not reference a Dataset that is a reference dataset itself."
 deny contains deny_at("reference-chain", "spec.mounts[0].mountPoint", msg) if {
 	reference.chain != ""
 	msg := sprintf("Dataset %s/%s is a reference dataset itself (it mounts %s); reference the Dataset it references instead", [
@@ -52,6 +58,8 @@ reference_allowed if {
 	rule.dataset in {"*", reference.name}
 }
 
+# METADATA
+# description: "A Dataset of another namespace may be referenced only when its annotation data.sluice.io/referable-from, or validating.references.allow, lets the namespace."
 deny contains deny_at("reference-not-allowed", "spec.mounts[0].mountPoint", msg) if {
 	input.request.operation == "CREATE"
 	reference.error == ""
@@ -69,12 +77,16 @@ reference_denial := sprintf(
 	[reference.namespace, reference.name, obj.metadata.namespace, "data.sluice.io/referable-from", obj.metadata.namespace],
 ) if reference.exists
 
+# METADATA
+# description: "A reference dataset is served only by a ThinRuntime without spec.profileName."
 deny contains deny_at("reference-runtime", "spec.mounts[0].mountPoint", msg) if {
 	input.request.operation == "CREATE"
 	reference.runtime != ""
 	msg := sprintf("a reference dataset is served by a ThinRuntime without spec.profileName, and %s exists with its name", [reference.runtime])
 }
 
+# METADATA
+# description: "A reference dataset's dataset:// mount is fixed once created, and a Dataset does not become one."
 deny contains deny_at("reference-mounts-fixed", "spec.mounts", reference_fixed) if {
 	input.request.operation == "UPDATE"
 	facts.mountsChanged
@@ -119,6 +131,8 @@ profile_less_thin(o) if {
 
 profile_name(o) := object.get(object.get(o, "spec", {}), "profileName", "")
 
+# METADATA
+# description: "A ThinRuntime may not gain or lose spec.profileName (it serves a reference dataset or runs its profile's FUSE program)."
 deny contains deny_at("thin-profile-fixed", "spec.profileName", msg) if {
 	input.kind == "ThinRuntime"
 	input.request.operation == "UPDATE"

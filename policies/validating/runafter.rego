@@ -17,6 +17,8 @@ run_after_refs contains ["spec.runAfter.affinityStrategy.dependOn.namespace", re
 	ref := obj.spec.runAfter.affinityStrategy.dependOn
 }
 
+# METADATA
+# description: "The operation runAfter names (and the affinityStrategy.dependOn it follows) must be in the operation's namespace."
 deny contains deny_at("operation-run-after-namespace", field, msg) if {
 	is_operation
 	some [field, ref] in run_after_refs
@@ -25,6 +27,8 @@ deny contains deny_at("operation-run-after-namespace", field, msg) if {
 	msg := sprintf("%s %q must be in the operation's namespace %q, not %q", [ref.kind, ref.name, obj.metadata.namespace, ref.namespace])
 }
 
+# METADATA
+# description: "Following runAfter must never lead back to the operation."
 deny contains deny_at("operation-run-after-cycle", "spec.runAfter", msg) if {
 	is_operation
 	count(object.get(facts, ["runAfter", "cycle"], [])) > 0

@@ -14,6 +14,8 @@ levels := object.get(facts, "levels", [])
 
 level_path(l) := sprintf("spec.tieredstore.levels[%d]", [l.index])
 
+# METADATA
+# description: "Each tieredstore level's quota or quotaList must be a quantity greater than 0."
 deny contains deny_at("tieredstore-quota", sprintf("%s.%s", [level_path(l), l.quotaField]), l.quotaError) if {
 	is_runtime
 	some l in levels
@@ -35,6 +37,8 @@ deny contains deny_at("tieredstore-quota", sprintf("%s.quotaList[%d]", [level_pa
 	q <= 0
 }
 
+# METADATA
+# description: "A tieredstore level's quotaList gives one quota per path."
 deny contains deny_at("tieredstore-quota-list", sprintf("%s.quotaList", [level_path(l)]), msg) if {
 	is_runtime
 	some l in levels
@@ -43,6 +47,8 @@ deny contains deny_at("tieredstore-quota-list", sprintf("%s.quotaList", [level_p
 	msg := sprintf("has %d entries for %d paths; give one quota per path", [count(l.quotaListBytes), count(l.paths)])
 }
 
+# METADATA
+# description: "A tieredstore level's watermarks are numbers in (0,1], high above low."
 deny contains deny_at("tieredstore-watermarks", sprintf("%s.%s", [level_path(l), field]), "must be a number in (0,1]") if {
 	is_runtime
 	some l in levels
@@ -66,6 +72,8 @@ valid_ratio(s) if {
 	to_number(s) <= 1
 }
 
+# METADATA
+# description: "A path is used by one tieredstore level only."
 deny contains deny_at("tieredstore-duplicate-path", sprintf("%s.path", [level_path(l)]), sprintf("path %q is used more than once in the runtime's tieredstore", [p])) if {
 	is_runtime
 	some l in levels
@@ -75,6 +83,8 @@ deny contains deny_at("tieredstore-duplicate-path", sprintf("%s.path", [level_pa
 
 medium_rank := {"MEM": 0, "SSD": 1, "HDD": 2}
 
+# METADATA
+# description: "Tieredstore levels have distinct media, fastest first (MEM, SSD, HDD)."
 deny contains deny_at("tieredstore-order", sprintf("%s.mediumtype", [level_path(l)]), sprintf("medium %s is used by more than one level", [l.medium])) if {
 	is_runtime
 	some l in levels
@@ -89,6 +99,8 @@ deny contains deny_at("tieredstore-order", sprintf("%s.mediumtype", [level_path(
 	medium_rank[a.medium] > medium_rank[b.medium]
 }
 
+# METADATA
+# description: "The MEM tier may not exceed the worker's memory limit."
 deny contains deny_at("tieredstore-mem-limit", sprintf("%s.quota", [level_path(l)]), msg) if {
 	is_runtime
 	limit := facts.workerMemoryLimitBytes
@@ -121,6 +133,8 @@ budget_options_note(medium) := sprintf(" (%d of them through %s)", [option_bytes
 
 budget_options_note(medium) := "" if option_bytes(medium) == 0
 
+# METADATA
+# description: "A namespace's runtimes may cache no more of each medium than its budget (validating.budgets)."
 deny contains deny_at("namespace-cache-budget", budget_path(medium), msg) if {
 	is_runtime
 	budget := config.budgets[obj.metadata.namespace]
@@ -134,6 +148,8 @@ deny contains deny_at("namespace-cache-budget", budget_path(medium), msg) if {
 
 # A bound runtime cannot change a level's medium or paths: the cache on the
 # nodes would no longer match the spec.
+# METADATA
+# description: "A bound runtime may not change a level's medium or paths."
 deny contains deny_at("runtime-tieredstore-immutable", sprintf("%s", [level_path(l)]), msg) if {
 	is_runtime
 	input.request.operation == "UPDATE"

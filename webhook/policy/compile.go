@@ -83,13 +83,13 @@ func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, erro
 	return compile(ctx, b, nil, queries)
 }
 
-// compile is Compile that, with spec set, also specialises each query by
-// input class (webhook/internal/specialise); *spec says whether a class's
-// first evaluation waits for its query.
-func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Compiled, error) {
+// CompileModules parses and compiles the bundle's modules (not its tests)
+// as the webhook does, and returns the compiler, for the callers that read
+// the compiled rules (the rule catalogue), and the parsed modules.
+func CompileModules(b *Bundle) (*ast.Compiler, map[string]*ast.Module, error) {
 	modules, err := ParseModules(b, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	compiler := ast.NewCompiler().WithEnablePrintStatements(false).WithCapabilities(capabilities())
 	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
@@ -102,7 +102,18 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 			}
 			errs = append(errs, e.Error()+src)
 		}
-		return nil, &CompileError{Errors: errs}
+		return nil, nil, &CompileError{Errors: errs}
+	}
+	return compiler, modules, nil
+}
+
+// compile is Compile that, with spec set, also specialises each query by
+// input class (webhook/internal/specialise); *spec says whether a class's
+// first evaluation waits for its query.
+func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Compiled, error) {
+	compiler, modules, err := CompileModules(b)
+	if err != nil {
+		return nil, err
 	}
 	enforced, err := enforcementOf(b, modules)
 	if err != nil {
