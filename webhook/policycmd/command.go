@@ -18,6 +18,6 @@ func NewCommand() *cobra.Command {
 		Use:   "policy",
 		Short: "Evaluate and test Sluice's Rego policies offline",
 	}
-	cmd.AddCommand(newEvalCommand(), newTestCommand(), newAuditCommand(), newFmtCommand())
+	cmd.AddCommand(newEvalCommand(), newTestCommand(), newAuditCommand(), newFmtCommand(), newRulesCommand())
 	return cmd
 }
