@@ -26,26 +26,45 @@ import (
 // BenchmarkDatasetsToBound applies N Datasets, each with a one-worker
 // JuiceFSRuntime, to a fresh simulated cluster of 50 nodes and measures
 // the time until the controller has bound all of them (release installed,
-// worker scheduled and Ready, PV/PVC, node labels) and the controller
-// process's peak RSS. Targets: 500 in under 60 s and under 300 MiB.
+// worker scheduled and Ready, PV/PVC, node labels), the controller
+// process's peak RSS, and the API requests the controller sent per Dataset
+// (all, and the writes among them: the floor benchmark,
+// BenchmarkFloorObjectsToBound, makes the writes the objects need and
+// nothing else). Targets: 500 in under 60 s and under 300 MiB. N is each
+// of scaleSizes.
 func BenchmarkDatasetsToBound(b *testing.B) {
-	for _, n := range []int{100, 500} {
+	for _, n := range scaleSizes() {
 		b.Run(fmt.Sprintf("datasets=%d", n), func(b *testing.B) {
 			for range b.N {
-				elapsed, peak := bindAll(b, n)
-				b.ReportMetric(elapsed.Seconds(), "s-to-bound")
-				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+				m := bindAll(b, n)
+				b.ReportMetric(m.elapsed.Seconds(), "s-to-bound")
+				b.ReportMetric(float64(m.peakRSS)/(1<<20), "peak-RSS-MiB")
+				b.ReportMetric(m.requests.total/float64(n), "requests/dataset")
+				b.ReportMetric(m.requests.writes()/float64(n), "writes/dataset")
 			}
 		})
 	}
 }
 
-func bindAll(b *testing.B, n int) (time.Duration, int64) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+// bindMeasures are one BenchmarkDatasetsToBound run's figures.
+type bindMeasures struct {
+	elapsed time.Duration
+	peakRSS int64
+	// requests are the controller's, from the first create to the last
+	// Dataset Bound.
+	requests requestCounts
+}
+
+func bindAll(b *testing.B, n int) bindMeasures {
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout(n))
 	defer cancel()
 	r := startRun(ctx, b, 50, "juicefsruntime")
 	defer r.stop()
 	c, ctrl, cl, cfg, ns := r.cluster, r.ctrl, r.client, r.cfg, r.ns
+	requestsBefore, err := controllerRequests(ctx, r.metrics)
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	b.ResetTimer()
 	start := time.Now()
@@ -56,7 +75,7 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 	bound := 0
 	// Listing hundreds of Datasets costs the shared API server; once a
 	// second is precise enough for a figure in tens of seconds.
-	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		if err := c.Check(); err != nil {
 			return false, err
 		}
@@ -81,15 +100,41 @@ func bindAll(b *testing.B, n int) (time.Duration, int64) {
 		b.Log(stages(context.Background(), cl, ns, start))
 		b.Fatalf("%d of %d Datasets bound after %s: %v", bound, n, elapsed.Round(time.Millisecond), err)
 	}
-	peak := ctrl.PeakRSS()
+	m := bindMeasures{elapsed: elapsed, peakRSS: ctrl.PeakRSS()}
+	requestsAfter, err := controllerRequests(ctx, r.metrics)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.requests = requestsAfter.since(requestsBefore)
 	saveLog(b, ctrl)
 	saveMetrics()
 	b.Log("\n" + stages(ctx, cl, ns, start))
+	b.Log("objects: " + inventory(ctx, cl, ns))
 	if errs := reconcileErrors(ctrl); len(errs) > 0 {
 		b.Logf("%d reconcile errors, e.g.:\n%s", len(errs), strings.Join(errs[:min(5, len(errs))], "\n"))
 	}
-	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB", n, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
-	return elapsed, peak
+	b.Logf("%d Datasets bound in %s; controller peak RSS %.1f MiB; controller requests %.0f (%s)",
+		n, elapsed.Round(time.Millisecond), float64(m.peakRSS)/(1<<20), m.requests.total, m.requests.minus(requestCounts{}))
+	return m
+}
+
+// scaleSizes are the Dataset counts of BenchmarkDatasetsToBound and
+// BenchmarkFloorObjectsToBound: 100 to 2,000, and 5,000 as well when
+// SLUICE_BENCH_LARGE is set (`make bench-scale`), which alone takes about
+// a quarter of an hour on two cores.
+func scaleSizes() []int {
+	sizes := []int{100, 500, 1000, 2000}
+	if os.Getenv("SLUICE_BENCH_LARGE") != "" {
+		sizes = append(sizes, 5000)
+	}
+	return sizes
+}
+
+// runTimeout bounds one run of n Datasets: 10 minutes, or a quarter of a
+// second per Dataset when that is longer (5,000 took about 4 s per
+// hundred at the targets' rate; the bound leaves six times that).
+func runTimeout(n int) time.Duration {
+	return max(10*time.Minute, time.Duration(n)*250*time.Millisecond)
 }
 
 // run is one benchmark run's simulated cluster, with `sluice controller`
@@ -117,20 +162,14 @@ func startRun(ctx context.Context, b *testing.B, nodes int, controllers ...strin
 	if _, err := os.Stat(sluice); err != nil {
 		b.Fatalf("%v: run `make build`", err)
 	}
-	c, err := simcluster.Start()
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := &run{cluster: c, b: b}
+	r := startCluster(ctx, b, nodes)
 	ok := false
 	defer func() {
 		if !ok {
 			r.stop()
 		}
 	}()
-	if _, err := c.AddNodes(ctx, "kwok-node", nodes, 110, nil); err != nil {
-		b.Fatal(err)
-	}
+	c := r.cluster
 	ctrl, readyz, metrics := startController(b, c, sluice)
 	r.ctrl, r.metrics = ctrl, metrics
 	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
@@ -155,6 +194,28 @@ func startRun(ctx context.Context, b *testing.B, nodes int, controllers ...strin
 		}); err != nil {
 			b.Fatalf("the %s controller did not start: %v\n%s", name, err, ctrl.LogTail(30))
 		}
+	}
+	ok = true
+	return r
+}
+
+// startCluster starts a simulated cluster with the given number of fake
+// nodes, with the benchmark's client and namespace and no controller. Call
+// stop when done.
+func startCluster(ctx context.Context, b *testing.B, nodes int) *run {
+	c, err := simcluster.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &run{cluster: c, b: b}
+	ok := false
+	defer func() {
+		if !ok {
+			r.stop()
+		}
+	}()
+	if _, err := c.AddNodes(ctx, "kwok-node", nodes, 110, nil); err != nil {
+		b.Fatal(err)
 	}
 	r.cfg = rest.CopyConfig(c.Config)
 	r.cfg.QPS = -1
