@@ -15,6 +15,10 @@ TEST_UNIT_FLAGS ?= -timeout=10m
 TEST_PKGS  ?= ./...
 BENCH_PKGS ?= ./...
 BENCHTIME  ?= 5000x
+# make bench and make bench-scale keep their `go test -bench` output here;
+# make bench-plots draws from BENCH_DATA (the runs recorded in docs/bench).
+BENCH_OUT  ?= bench-out
+BENCH_DATA ?= docs/bench
 FUZZTIME   ?= 60s
 # The version every component exports in sluice_build_info (internal/buildinfo).
 BUILDINFO  := github.com/sluice-data/sluice/internal/buildinfo
@@ -220,13 +224,23 @@ fuse3: ## Make sure tests/datapath can mount: installs Debian's fuse3 (fusermoun
 	@hack/fuse3.sh
 
 .PHONY: bench
-bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound and DataLoads to Complete on a simulated cluster; the cache-refresh loop and the metrics scrape with 1,000 Datasets; cold and warm reads through rclone's FUSE mount).
-	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v -e /tests/scale -e /tests/datapath -e /controller/metrics)
+bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound at 100 to 2,000 and their floor, and DataLoads to Complete, on a simulated cluster; the cache-refresh loop and the metrics scrape with 1,000 Datasets; cold and warm reads through rclone's FUSE mount), keeping the output in BENCH_OUT.
+	mkdir -p $(BENCH_OUT)
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v -e /tests/scale -e /tests/datapath -e /controller/metrics) | tee $(BENCH_OUT)/bench.txt
 	# One scrape of 1,000 Datasets' metrics takes a fifth of a second.
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=20x ./controller/metrics
-	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=60m ./tests/scale
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=20x ./controller/metrics | tee $(BENCH_OUT)/metrics.txt
+	$(GO) test -run '^$$' -bench . -benchtime=1x -timeout=90m ./tests/scale | tee $(BENCH_OUT)/scale.txt
 	# Each cold read writes a new 4 MiB object and each warm-up reads 32 MiB never read: a small fixed count (at most 20).
-	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath
+	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath | tee $(BENCH_OUT)/datapath.txt
+
+.PHONY: bench-scale
+bench-scale: build sim-binaries ## Datasets to Bound and its floor at 5,000 Datasets (about half an hour on two cores; make bench runs 100 to 2,000), output in BENCH_OUT/scale-5000.txt.
+	mkdir -p $(BENCH_OUT)
+	SLUICE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench '^Benchmark(DatasetsToBound|FloorObjectsToBound)$$/^datasets=5000$$' -benchtime=1x -timeout=120m ./tests/scale | tee $(BENCH_OUT)/scale-5000.txt
+
+.PHONY: bench-plots
+bench-plots: ## Draw docs/bench/*.svg and docs/bench/scale.md from the benchmark output in BENCH_DATA (docs/bench/*.txt, the runs docs/benchmarks.md cites; BENCH_DATA=bench-out draws the last make bench).
+	$(GO) run ./hack/benchplots -in $(BENCH_DATA) -out docs/bench
 
 # Every fuzz target of the tree, as PACKAGE:TARGET (TestMakeFuzzRunsEveryTarget
 # keeps the list complete). `go test` runs each target's seeds in make test;
