@@ -14,6 +14,7 @@
 //   - scale.md: the scale runs as a table, with Sluice's time as a multiple
 //     of the floor's and the requests per Dataset of each.
 //
+// A benchmark is known by its package (the output's "pkg:" line) and name.
 // Where a benchmark ran more than once with the same N or case, points show
 // every run and bars and the table the median. A figure whose benchmark is
 // absent from the input is not drawn, and benchplots says so; a malformed

@@ -102,7 +102,7 @@ func TestRunSaysWhatItCannotDraw(t *testing.T) {
 	if err := run(in, out, &log); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "admission.svg: not drawn: no results of BenchmarkAdmission") {
+	if !strings.Contains(log.String(), "admission.svg: not drawn: no results of tests/bench BenchmarkAdmission") {
 		t.Errorf("log:\n%s", log.String())
 	}
 	if _, err := os.Stat(filepath.Join(out, "admission.svg")); !os.IsNotExist(err) {
@@ -114,10 +114,11 @@ func TestRunSaysWhatItCannotDraw(t *testing.T) {
 // output, and output of none of the benchmarks are errors.
 func TestRunRefusesBadInput(t *testing.T) {
 	for name, c := range map[string]struct{ file, content, want string }{
-		"malformed":  {"bad.txt", "BenchmarkDatasetsToBound/datasets=100-2 1 12x s-to-bound\n", "bad.txt:1"},
-		"no output":  {"notes.md", "nothing\n", "holds no benchmark output"},
-		"none drawn": {"other.txt", "BenchmarkOther-2 10 5.0 ns/op\n", "holds none of the benchmarks"},
-		"no metric":  {"nometric.txt", "BenchmarkDatasetsToBound/datasets=100-2 1 5.0 ns/op\n", "has no s-to-bound metric"},
+		"malformed":     {"bad.txt", "BenchmarkDatasetsToBound/datasets=100-2 1 12x s-to-bound\n", "bad.txt:1"},
+		"no output":     {"notes.md", "nothing\n", "holds no benchmark output"},
+		"none drawn":    {"other.txt", "BenchmarkOther-2 10 5.0 ns/op\n", "holds none of the benchmarks"},
+		"no metric":     {"nometric.txt", "pkg: github.com/sluice-data/sluice/tests/scale\nBenchmarkDatasetsToBound/datasets=100-2 1 5.0 ns/op\n", "has no s-to-bound metric"},
+		"other package": {"elsewhere.txt", "pkg: example.com/x\nBenchmarkDatasetsToBound/datasets=100-2 1 5.0 s-to-bound\n", "holds none of the benchmarks"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			in := t.TempDir()

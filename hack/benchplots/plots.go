@@ -16,7 +16,8 @@ import (
 
 // series is one benchmark drawn on a scale plot.
 type series struct {
-	bench, label string
+	bench benchID
+	label string
 }
 
 // scaleTime draws the seconds to Bound of Sluice and of the floor.
@@ -100,7 +101,7 @@ func benchNames(ss []series) string {
 		if i > 0 {
 			out += " or "
 		}
-		out += "Benchmark" + s.bench
+		out += s.bench.String()
 	}
 	return out
 }
@@ -129,7 +130,7 @@ func admission(f *figures) ([]byte, error) {
 		names, p50, p99 = append(names, c), append(p50, a), append(p99, b)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%w of Benchmark%s (%v)", errNoResults, benchAdmission, admissionCases)
+		return nil, fmt.Errorf("%w of %s (%v)", errNoResults, benchAdmission, admissionCases)
 	}
 	top := slices.Max(p99)
 	p := plot.New()
@@ -161,7 +162,7 @@ func admission(f *figures) ([]byte, error) {
 func dataLoads(f *figures) ([]byte, error) {
 	byN := f.byCount[benchLoads]
 	if len(byN) == 0 {
-		return nil, fmt.Errorf("%w of Benchmark%s", errNoResults, benchLoads)
+		return nil, fmt.Errorf("%w of %s", errNoResults, benchLoads)
 	}
 	var names []string
 	var vs plotter.Values

@@ -9,14 +9,27 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// The benchmarks benchplots draws (their names without "Benchmark") and
-// the metrics it reads of them.
-const (
-	benchBound     = "DatasetsToBound"
-	benchFloor     = "FloorObjectsToBound"
-	benchAdmission = "Admission"
-	benchLoads     = "DataLoadsToComplete"
+// benchID names a benchmark: its package below the module, a dot, and its
+// name without "Benchmark".
+type benchID string
 
+func (b benchID) String() string {
+	i := strings.LastIndex(string(b), ".")
+	return string(b[:i]) + " Benchmark" + string(b[i+1:])
+}
+
+// module is the import path of the packages whose benchmarks are drawn.
+const module = "github.com/sluice-data/sluice/"
+
+// The benchmarks benchplots draws and the metrics it reads of them.
+const (
+	benchBound     benchID = "tests/scale.DatasetsToBound"
+	benchFloor     benchID = "tests/scale.FloorObjectsToBound"
+	benchAdmission benchID = "tests/bench.Admission"
+	benchLoads     benchID = "tests/scale.DataLoadsToComplete"
+)
+
+const (
 	unitBound    = "s-to-bound"
 	unitRSS      = "peak-RSS-MiB"
 	unitRequests = "requests/dataset"
@@ -41,17 +54,18 @@ func (r result) need(unit string) (float64, error) {
 	return v, nil
 }
 
-// figures are the results read, by benchmark, then by the sub-benchmark's
+// figures are the results read, by benchmark (the "pkg" of the output
+// and the name), then by the sub-benchmark's
 // count (a single "key=N" part, e.g. datasets=100) or, for any other
 // sub-benchmark, by its name ("affinity/cached").
 type figures struct {
-	byCount map[string]map[int][]result
-	byCase  map[string]map[string][]result
+	byCount map[benchID]map[int][]result
+	byCase  map[benchID]map[string][]result
 }
 
 // read reads the results of the files, in order.
 func read(paths []string) (*figures, error) {
-	f := &figures{byCount: map[string]map[int][]result{}, byCase: map[string]map[string][]result{}}
+	f := &figures{byCount: map[benchID]map[int][]result{}, byCase: map[benchID]map[string][]result{}}
 	files := &benchfmt.Files{Paths: paths}
 	for files.Scan() {
 		switch rec := files.Result().(type) {
@@ -80,7 +94,7 @@ func (f *figures) add(rec *benchfmt.Result) {
 			sub = append(sub, s)
 		}
 	}
-	bench := string(base)
+	bench := benchID(strings.TrimPrefix(rec.GetConfig("pkg"), module) + "." + string(base))
 	if len(sub) == 1 {
 		if _, v, ok := strings.Cut(sub[0], "="); ok {
 			if n, err := strconv.Atoi(v); err == nil {
