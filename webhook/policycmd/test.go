@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/spf13/cobra"
 
 	"github.com/sluice-data/sluice/policies"
@@ -44,7 +45,14 @@ directory's policy files (tests aside), with "/" written "__".
 Prints "N passed, N failed" and exits non-zero if anything failed. --run
 runs only the tests and cases whose name (as printed: "rego <rule>",
 "case <dir>", ...) matches a regular expression; --format json or junit
-prints every result in that format instead, for CI.`,
+prints every result in that format instead, for CI. --coverage then reports,
+for the default policies and for each bundle of directories, each rule's
+coverage: how many cases made it fire (a deny rule found something, a
+mutation rule had something to change, whatever its mode), whether a Rego
+test reached it and how many of its lines the Rego tests evaluated (OPA's
+coverage), the rules nothing exercised, and each module's line coverage;
+with --format json it is the "coverage" field. The Rego tests' line
+coverage counts every Rego test, selected by --run or not.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -62,12 +70,16 @@ prints every result in that format instead, for CI.`,
 			default:
 				return fmt.Errorf("--format must be text, json or junit, not %q", o.format)
 			}
+			if o.coverage && o.format == formatJUnit {
+				return fmt.Errorf("--coverage prints with --format text or json; JUnit XML has no place for it")
+			}
 			return runTests(ctx, cmd.OutOrStdout(), dirs, o)
 		},
 	}
 	cmd.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "print passing tests too")
 	cmd.Flags().StringVar(&o.runPattern, "run", "", "run only the tests and cases whose name matches this regular expression")
 	cmd.Flags().StringVar(&o.format, "format", formatText, "output: text, json or junit (JUnit XML)")
+	cmd.Flags().BoolVar(&o.coverage, "coverage", false, "report each rule's coverage by the cases and Rego tests, and each module's lines covered")
 	return cmd
 }
 
@@ -77,6 +89,7 @@ type testOptions struct {
 	runPattern string
 	run        *regexp.Regexp
 	format     string
+	coverage   bool
 	// skipDefaults leaves out the default policies' own tests and cases
 	// (for Go tests that test directories only).
 	skipDefaults bool
@@ -146,6 +159,13 @@ type reporter struct {
 	passed, failed int
 	// results collects every result for a machine format (nil: text).
 	results *[]result
+	// coverage is set by --coverage: coverages are the bundles'
+	// coverage, fired and covered the current bundle's (the rules its
+	// cases made fire, the lines its Rego tests reached).
+	coverage  bool
+	coverages []coverage
+	fired     map[string]int
+	covered   cover.Report
 }
 
 func (r *reporter) report(name string, err error) {
@@ -179,7 +199,7 @@ func runTests(ctx context.Context, out io.Writer, args []string, o testOptions) 
 	if err != nil {
 		return err
 	}
-	r := &reporter{out: out, verbose: o.verbose, run: o.run}
+	r := &reporter{out: out, verbose: o.verbose, run: o.run, coverage: o.coverage}
 	if o.format != "" && o.format != formatText {
 		r.results = &[]result{}
 	}
@@ -188,20 +208,27 @@ func runTests(ctx context.Context, out io.Writer, args []string, o testOptions) 
 		if err != nil {
 			return err
 		}
+		r.startCoverage()
 		if err := r.regoTests(ctx, b, ""); err != nil {
 			return err
 		}
 		r.cases(ctx, b, policies.FS, "embedded")
+		r.endCoverage("embedded", b, func(module string) bool { return b.Sources[module] == "embedded" })
 	}
 	for _, dirs := range groups {
 		r.group(ctx, dirs)
 	}
 	if r.results != nil {
-		if err := printResults(out, o.format, *r.results); err != nil {
+		if err := printResults(out, o.format, *r.results, r.coverages); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(out, "%d passed, %d failed\n", r.passed, r.failed)
+		for _, c := range r.coverages {
+			if err := printCoverage(out, c); err != nil {
+				return err
+			}
+		}
 	}
 	if r.failed > 0 {
 		return &ExitError{Code: 1}
@@ -241,7 +268,10 @@ func (r *reporter) group(ctx context.Context, dirs []*policyDir) {
 		r.report("bundle "+name, err)
 		return
 	}
-	if len(b.Tests) > 0 {
+	r.startCoverage()
+	// With --coverage, also without tests: the report then lists every
+	// line as not covered.
+	if len(b.Tests) > 0 || r.coverage {
 		if err := r.regoTests(ctx, b, name); err != nil {
 			r.report("rego tests of "+name, err)
 		}
@@ -249,10 +279,38 @@ func (r *reporter) group(ctx context.Context, dirs []*policyDir) {
 	for _, d := range dirs {
 		r.cases(ctx, b, os.DirFS(d.path), d.path)
 	}
+	r.endCoverage(name, b, func(module string) bool { return b.Sources[module] != "embedded" })
+}
+
+// startCoverage begins a bundle's coverage, with --coverage.
+func (r *reporter) startCoverage() {
+	if r.coverage {
+		r.fired, r.covered = map[string]int{}, cover.Report{}
+	}
+}
+
+// endCoverage adds the bundle's coverage, with --coverage; own says
+// which modules are the bundle's own.
+func (r *reporter) endCoverage(name string, b *policy.Bundle, own func(module string) bool) {
+	if !r.coverage {
+		return
+	}
+	c, err := coverageOf(name, b, r.fired, r.covered, own)
+	if err != nil {
+		r.report("coverage of "+name, err)
+		return
+	}
+	r.coverages = append(r.coverages, c)
 }
 
 func (r *reporter) regoTests(ctx context.Context, b *policy.Bundle, source string) error {
-	results, err := policy.RunRegoTests(ctx, b)
+	var results []policy.TestResult
+	var err error
+	if r.coverage {
+		results, r.covered, err = policy.RunRegoTestsCovered(ctx, b)
+	} else {
+		results, err = policy.RunRegoTests(ctx, b)
+	}
 	if err != nil {
 		return err
 	}
@@ -282,8 +340,15 @@ func (r *reporter) cases(ctx context.Context, b *policy.Bundle, fsys fs.FS, sour
 	}
 	for _, c := range cases {
 		name := "case " + filepath.Join(source, c.Name)
-		if selected(r.run, name) {
-			r.report(name, c.Run(ctx, b))
+		if !selected(r.run, name) {
+			continue
+		}
+		fired, err := c.RunFired(ctx, b)
+		r.report(name, err)
+		if r.fired != nil {
+			for _, rule := range fired {
+				r.fired[rule]++
+			}
 		}
 	}
 }

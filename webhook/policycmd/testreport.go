@@ -27,18 +27,20 @@ type result struct {
 // selected says whether a test of this name runs under --run.
 func selected(run *regexp.Regexp, name string) bool { return run == nil || run.MatchString(name) }
 
-// printResults writes the collected results in a machine format.
-func printResults(out io.Writer, format string, results []result) error {
+// printResults writes the collected results, and with JSON the
+// coverage (--coverage), in a machine format.
+func printResults(out io.Writer, format string, results []result, coverages []coverage) error {
 	switch format {
 	case formatJSON:
 		passed, failed := count(results)
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Passed  int      `json:"passed"`
-			Failed  int      `json:"failed"`
-			Results []result `json:"results"`
-		}{passed, failed, results})
+			Passed   int        `json:"passed"`
+			Failed   int        `json:"failed"`
+			Results  []result   `json:"results"`
+			Coverage []coverage `json:"coverage,omitempty"`
+		}{passed, failed, results, coverages})
 	case formatJUnit:
 		return printJUnit(out, results)
 	}

@@ -84,6 +84,14 @@ type Rule struct {
 	Mode           enforcement.Mode            `json:"mode"`
 	NamespaceModes map[string]enforcement.Mode `json:"namespaceModes,omitempty"`
 	Exceptions     []string                    `json:"exceptions,omitempty"`
+	// Definitions are where the rule is defined, for coverage.
+	Definitions []Definition `json:"-"`
+}
+
+// Definition is the lines of one definition of a rule.
+type Definition struct {
+	Module       string
+	Row, LastRow int
 }
 
 // Build returns the catalogue of the bundle's rules, sorted by name:
@@ -158,6 +166,7 @@ type entry struct {
 	admissions   map[string]bool
 	descriptions []string
 	modules      []string
+	definitions  []Definition
 	keys         []path
 	// objects are the kinds its definitions judge; anyObject: one of them
 	// states none (or judges Pods).
@@ -175,6 +184,8 @@ func (e *entry) add(w *walker, r *ast.Rule, pods bool) {
 	if f := r.Location.File; !slices.Contains(e.modules, f) {
 		e.modules = append(e.modules, f)
 	}
+	e.definitions = append(e.definitions, Definition{Module: r.Location.File, Row: r.Location.Row,
+		LastRow: r.Location.Row + strings.Count(string(r.Location.Text), "\n")})
 	e.keys = append(e.keys, w.keysOf(r)...)
 	if pods {
 		e.pods = true
@@ -194,7 +205,8 @@ func (e *entry) add(w *walker, r *ast.Rule, pods bool) {
 }
 
 func (e *entry) rule(b *policy.Bundle) Rule {
-	r := Rule{Name: e.name, Kind: e.kind, Description: strings.Join(e.descriptions, " "), DataKeys: keyStrings(e.keys, b.Data)}
+	r := Rule{Name: e.name, Kind: e.kind, Description: strings.Join(e.descriptions, " "), DataKeys: keyStrings(e.keys, b.Data),
+		Definitions: e.definitions}
 	switch {
 	case len(e.admissions) > 1:
 		r.Admission = Both
