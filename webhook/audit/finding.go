@@ -10,6 +10,7 @@ import (
 
 	policyreportv1alpha2 "github.com/sluice-data/sluice/api/policyreport/v1alpha2"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
@@ -25,15 +26,22 @@ const (
 	PolicyPods = "sluice-pods"
 )
 
-// Finding is one outcome of one stored object: it passed, a rule denies it
-// (fail, one finding per denial), or it could not be evaluated (error).
+// Finding is one outcome of one stored object: it passed, a rule found
+// something in it (one finding per rule's finding: fail when the rule
+// denies it, warn when the rule is in warn or dryrun mode, skip when an
+// exception covers it), or it could not be evaluated (error).
 type Finding struct {
 	// Object is the audited object.
 	Object corev1.ObjectReference `json:"object"`
 	// Policy is PolicyValidating or PolicyPods.
 	Policy string `json:"policy"`
-	// Rule is the denying rule, for a fail.
+	// Rule is the rule that found something.
 	Rule string `json:"rule,omitempty"`
+	// Outcome is what the rule's enforcement made of it: denied, warned,
+	// dryrun or excepted (policies/enforcement).
+	Outcome enforcement.Outcome `json:"outcome,omitempty"`
+	// Exception names the exception that covers the object (excepted).
+	Exception string `json:"exception,omitempty"`
 	// Message says what the rule found, or why evaluation failed.
 	Message string                      `json:"message,omitempty"`
 	Result  policyreportv1alpha2.Result `json:"result"`
@@ -66,8 +74,12 @@ func New(engine *policy.Engine, r client.Reader, fuseRecords string, nativeSidec
 // apply, those that read its neighbours see the cluster as it is.
 func (a *Auditor) Object(ctx context.Context, kind string, obj client.Object) []Finding {
 	ref := reference(kind, obj)
-	_, err := a.validating.Validate(ctx, validating.Request{Kind: kind, Operation: "CREATE", Namespace: obj.GetNamespace(), Object: obj})
-	return outcome(ref, PolicyValidating, err)
+	d, err := a.validating.Validate(ctx, validating.Request{Kind: kind, Operation: "CREATE", Namespace: obj.GetNamespace(), Object: obj})
+	var verdicts []enforcement.Verdict
+	if d != nil {
+		verdicts = d.Verdicts
+	}
+	return outcome(ref, PolicyValidating, verdicts, err)
 }
 
 // InScope says whether a Pod is audited: it is running or pending, and
@@ -92,24 +104,53 @@ func InScope(pod *corev1.Pod) bool {
 func (a *Auditor) Pod(ctx context.Context, pod *corev1.Pod) []Finding {
 	ref := reference("Pod", pod)
 	ref.APIVersion = "v1"
-	_, err := a.mutating.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace, CheckOnly: true})
-	return outcome(ref, PolicyPods, err)
+	res, err := a.mutating.Mutate(ctx, mutating.Request{Pod: pod, Operation: "CREATE", Namespace: pod.Namespace, CheckOnly: true})
+	var verdicts []enforcement.Verdict
+	if res != nil {
+		verdicts = res.Verdicts
+	}
+	return outcome(ref, PolicyPods, verdicts, err)
 }
 
-func outcome(ref corev1.ObjectReference, policy string, err error) []Finding {
+// outcome turns an evaluation into findings: one per verdict of a rule
+// that found something (its result as its enforcement made it), an error,
+// or a pass.
+func outcome(ref corev1.ObjectReference, policy string, verdicts []enforcement.Verdict, err error) []Finding {
 	var denied *decision.DeniedError
-	switch {
-	case err == nil:
-		return []Finding{{Object: ref, Policy: policy, Result: policyreportv1alpha2.ResultPass}}
-	case errors.As(err, &denied):
-		out := make([]Finding, len(denied.Denials))
-		for i, d := range denied.Denials {
-			out[i] = Finding{Object: ref, Policy: policy, Rule: d.Rule, Message: d.Message, Result: policyreportv1alpha2.ResultFail}
-		}
-		return out
-	default:
+	if err != nil && !errors.As(err, &denied) {
 		return []Finding{{Object: ref, Policy: policy, Message: fmt.Sprintf("evaluating %s %s/%s: %v", ref.Kind, ref.Namespace, ref.Name, err), Result: policyreportv1alpha2.ResultError}}
 	}
+	var out []Finding
+	for _, v := range verdicts {
+		if enforcement.IsMutation(v.Rule) {
+			continue // the audit judges, it does not mutate
+		}
+		out = append(out, Finding{Object: ref, Policy: policy, Rule: v.Rule, Message: v.Message, Outcome: v.Outcome, Exception: v.Exception, Result: resultOf(v.Outcome)})
+	}
+	if len(out) == 0 && denied != nil {
+		// A denial without verdicts (none of the audit's pipelines gives
+		// one): reported as it refuses.
+		for _, d := range denied.Denials {
+			out = append(out, Finding{Object: ref, Policy: policy, Rule: d.Rule, Message: d.Message, Outcome: enforcement.Denied, Result: policyreportv1alpha2.ResultFail})
+		}
+	}
+	if len(out) == 0 {
+		return []Finding{{Object: ref, Policy: policy, Result: policyreportv1alpha2.ResultPass}}
+	}
+	return out
+}
+
+// resultOf is the report's result of a rule's finding: fail when it
+// refuses the object, warn when its mode admits it (warn or dryrun), skip
+// when an exception covers the object.
+func resultOf(o enforcement.Outcome) policyreportv1alpha2.Result {
+	switch o {
+	case enforcement.Warned, enforcement.DryRunned:
+		return policyreportv1alpha2.ResultWarn
+	case enforcement.Excepted:
+		return policyreportv1alpha2.ResultSkip
+	}
+	return policyreportv1alpha2.ResultFail
 }
 
 func reference(kind string, obj client.Object) corev1.ObjectReference {

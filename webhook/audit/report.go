@@ -30,13 +30,22 @@ const (
 	// OmittedAnnotation is set on a report that lists only the first
 	// MaxResults results: the number left out.
 	OmittedAnnotation = "policy.sluice.io/audit-results-omitted"
+	// PropertyOutcome is the property of a result that says what the
+	// rule's enforcement made of its finding: denied (fail), warned or
+	// dryrun (warn), excepted (skip).
+	PropertyOutcome = "outcome"
+	// PropertyException names the exception that covers the object.
+	PropertyException = "exception"
 )
 
 // Report returns the report of one namespace's findings (sorted, from
 // Source.Namespace): a PolicyReport named ReportName, or for "" a
-// ClusterPolicyReport. A passing object is counted in the summary; only
-// the objects a rule denies (fail) or that could not be evaluated (error)
-// are listed, each denial a result naming its rule.
+// ClusterPolicyReport. A passing object is counted in the summary; each
+// finding of a rule is a result naming it, fail when the rule denies the
+// object, warn when its mode (warn or dryrun) admits it, skip when an
+// exception covers it (property outcome says which, property exception
+// names the exception), and the objects that could not be evaluated are
+// errors.
 func Report(namespace string, findings []Finding, now time.Time) client.Object {
 	meta := metav1.ObjectMeta{Name: ReportName, Namespace: namespace, Labels: map[string]string{ManagedByLabel: ManagedBy}}
 	var sum policyreportv1alpha2.Summary
@@ -50,6 +59,10 @@ func Report(namespace string, findings []Finding, now time.Time) client.Object {
 			continue
 		case policyreportv1alpha2.ResultFail:
 			sum.Fail++
+		case policyreportv1alpha2.ResultWarn:
+			sum.Warn++
+		case policyreportv1alpha2.ResultSkip:
+			sum.Skip++
 		default:
 			sum.Error++
 		}
@@ -58,8 +71,9 @@ func Report(namespace string, findings []Finding, now time.Time) client.Object {
 			continue
 		}
 		results = append(results, policyreportv1alpha2.ReportResult{
-			Source: ReportSource, Policy: f.Policy, Rule: f.Rule, Result: f.Result, Scored: true,
-			Message: f.Message, Timestamp: ts, Resources: []corev1.ObjectReference{f.Object},
+			Source: ReportSource, Policy: f.Policy, Rule: f.Rule, Result: f.Result,
+			Scored:  f.Result == policyreportv1alpha2.ResultFail || f.Result == policyreportv1alpha2.ResultError,
+			Message: f.Message, Timestamp: ts, Resources: []corev1.ObjectReference{f.Object}, Properties: properties(f),
 		})
 	}
 	if omitted > 0 {
@@ -75,6 +89,20 @@ func Report(namespace string, findings []Finding, now time.Time) client.Object {
 		TypeMeta:   metav1.TypeMeta{APIVersion: policyreportv1alpha2.GroupVersion.String(), Kind: "PolicyReport"},
 		ObjectMeta: meta, Summary: sum, Results: results,
 	}
+}
+
+// properties are a result's details: the rule's outcome (a warn result is
+// of a rule in warn or dryrun mode) and the exception that covers the
+// object.
+func properties(f Finding) map[string]string {
+	if f.Outcome == "" {
+		return nil
+	}
+	p := map[string]string{PropertyOutcome: string(f.Outcome)}
+	if f.Exception != "" {
+		p[PropertyException] = f.Exception
+	}
+	return p
 }
 
 // Empty says whether a report counts no object at all: its namespace has

@@ -33,6 +33,8 @@ func TestReportCountsPassesAndListsTheRest(t *testing.T) {
 			policyreportv1alpha2.Summary{Pass: 2}, 0, "", "PolicyReport"},
 		{"a denial and an error", "a", []Finding{finding("a", "x", "r1", "fail"), finding("a", "y", "", "error"), finding("a", "z", "", "pass")},
 			policyreportv1alpha2.Summary{Pass: 1, Fail: 1, Error: 1}, 2, "", "PolicyReport"},
+		{"a rule in warn mode and an excepted one", "a", []Finding{finding("a", "x", "r1", "warn"), finding("a", "x", "r2", "skip")},
+			policyreportv1alpha2.Summary{Warn: 1, Skip: 1}, 2, "", "PolicyReport"},
 		{"cluster-scoped", "", []Finding{finding("", "p", "r", "fail")},
 			policyreportv1alpha2.Summary{Fail: 1}, 1, "", "ClusterPolicyReport"},
 		{"more than MaxResults", "a", func() []Finding {

@@ -61,11 +61,15 @@ modules replace the live modules of the same path, its data is merged over
 the live data. So "what would my tightened guard refuse" is answered before
 the ConfigMap is applied.
 
-Output: a table of the refused objects (the default), the findings as JSON,
+Output: a table of the findings (the default): the objects refused (fail)
+or not evaluated (error), and the findings of rules whose mode admits the
+object (warn, dryrun) or that an exception covers (excepted, naming it);
+the findings as JSON,
 or PolicyReports (wgpolicyk8s.io/v1alpha2, one per namespace, and a
 ClusterPolicyReport for ThinRuntimeProfiles) as YAML, as the in-cluster
-audit writes them. The command exits 1 when any object is refused or could
-not be evaluated.`,
+audit writes them (warn and dryrun findings are warn results, excepted
+ones skip results; the property outcome says which). The command exits 1
+when any object is refused or could not be evaluated.`,
 		Args:         cobra.NoArgs,
 		SilenceUsage: true,
 		RunE:         func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	policyreportv1alpha2 "github.com/sluice-data/sluice/api/policyreport/v1alpha2"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/audit"
 )
 
@@ -135,5 +136,75 @@ func TestAuditSkipsTheNamespacesTheWebhooksNeverSee(t *testing.T) {
 	out, _, err := run(t, "audit", "--objects", auditObjects(t), "--skip-namespaces", "kube-system,team-a")
 	if err != nil || !strings.Contains(out, "No stored object is refused") {
 		t.Fatalf("with team-a skipped: err %v, out:\n%s", err, out)
+	}
+}
+
+// TestAuditReportsModesAndExceptions: a finding of a rule in warn mode is
+// reported as warn, one in dryrun mode as dryrun, and one an exception
+// covers as excepted naming the exception: a warn or skip result of the
+// PolicyReport with the outcome, and nothing that makes the command fail.
+func TestAuditReportsModesAndExceptions(t *testing.T) {
+	dir := t.TempDir()
+	data := `enforcement:
+  rules:
+    host-path-volume: {mode: warn}
+    image-registry: {namespaces: {team-a: dryrun}}
+  exceptions:
+    legacy-tiers: {rules: [tieredstore-path], namespaces: [team-a], names: [guarded]}
+`
+	if err := os.WriteFile(filepath.Join(dir, "enforcement.yaml"), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	objects := auditObjects(t)
+	out, _, err := run(t, "audit", "--objects", objects, "--policies", dir, "-o", "json")
+	wantExit1(t, err) // the Dataset's and the Pod's denials stand
+	var findings []audit.Finding
+	if err := json.Unmarshal([]byte(out), &findings); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string]audit.Finding{}
+	for _, f := range findings {
+		got[f.Rule] = f
+	}
+	for rule, want := range map[string]struct {
+		outcome   enforcement.Outcome
+		result    policyreportv1alpha2.Result
+		exception string
+	}{
+		"host-path-volume":  {enforcement.Warned, policyreportv1alpha2.ResultWarn, ""},
+		"image-registry":    {enforcement.DryRunned, policyreportv1alpha2.ResultWarn, ""},
+		"tieredstore-path":  {enforcement.Excepted, policyreportv1alpha2.ResultSkip, "legacy-tiers"},
+		"dataset-not-bound": {enforcement.Denied, policyreportv1alpha2.ResultFail, ""},
+	} {
+		if f := got[rule]; f.Outcome != want.outcome || f.Result != want.result || f.Exception != want.exception {
+			t.Errorf("%s: got %+v, want %+v", rule, f, want)
+		}
+	}
+
+	out, _, err = run(t, "audit", "--objects", objects, "--policies", dir)
+	wantExit1(t, err)
+	for _, want := range []string{"warn    host-path-volume", "dryrun  image-registry", "excepted (legacy-tiers)  tieredstore-path", "fail    dataset-not-bound"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, err = run(t, "audit", "--objects", objects, "--policies", dir, "-o", "policyreport", "-n", "team-a")
+	wantExit1(t, err)
+	var r policyreportv1alpha2.PolicyReport
+	if err := yaml.UnmarshalStrict([]byte(strings.TrimPrefix(out, "---\n")), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if r.Summary.Fail != 2 || r.Summary.Warn != 2 || r.Summary.Skip != 1 || r.Summary.Pass != 1 {
+		t.Errorf("team-a summary = %+v, want 2 fail, 2 warn, 1 skip, 1 pass", r.Summary)
+	}
+	for _, res := range r.Results {
+		if res.Rule == "tieredstore-path" && (res.Result != policyreportv1alpha2.ResultSkip || res.Scored ||
+			res.Properties[audit.PropertyOutcome] != "excepted" || res.Properties[audit.PropertyException] != "legacy-tiers") {
+			t.Errorf("the excepted result: %+v", res)
+		}
+		if res.Rule == "image-registry" && (res.Result != policyreportv1alpha2.ResultWarn || res.Properties[audit.PropertyOutcome] != "dryrun") {
+			t.Errorf("the dryrun result: %+v", res)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	policyreportv1alpha2 "github.com/sluice-data/sluice/api/policyreport/v1alpha2"
+	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/audit"
 )
 
@@ -19,9 +20,12 @@ type auditPrinter struct {
 	format string
 	now    func() time.Time
 	table  *tabwriter.Writer
-	// findings are the refused ones kept for JSON, printed at the end.
+	// findings are the listed ones kept for JSON, printed at the end.
 	findings []audit.Finding
-	refused  int
+	// listed counts the findings that are not passes, refused those that
+	// refuse an object or are errors (not those of rules in warn or
+	// dryrun mode, nor the excepted).
+	listed, refused int
 }
 
 func newAuditPrinter(w io.Writer, format string) *auditPrinter {
@@ -38,13 +42,16 @@ func (p *auditPrinter) namespace(ns string, findings []audit.Finding) error {
 		if f.Result == policyreportv1alpha2.ResultPass {
 			continue
 		}
-		p.refused++
+		p.listed++
+		if f.Result == policyreportv1alpha2.ResultFail || f.Result == policyreportv1alpha2.ResultError {
+			p.refused++
+		}
 		switch p.format {
 		case outputTable:
-			if p.refused == 1 {
+			if p.listed == 1 {
 				fmt.Fprintln(p.table, "NAMESPACE\tKIND\tNAME\tRESULT\tRULE\tMESSAGE")
 			}
-			fmt.Fprintf(p.table, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(f.Object.Namespace), f.Object.Kind, f.Object.Name, f.Result, orDash(f.Rule), f.Message)
+			fmt.Fprintf(p.table, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(f.Object.Namespace), f.Object.Kind, f.Object.Name, resultWord(f), orDash(f.Rule), f.Message)
 		case outputJSON:
 			p.findings = append(p.findings, f)
 		}
@@ -64,15 +71,36 @@ func (p *auditPrinter) namespace(ns string, findings []audit.Finding) error {
 	return err
 }
 
-// done ends the output and returns how many findings were not passes.
+// resultWord is a finding's result in the table: fail or error, or what
+// the rule's enforcement made of it when it admits the object: warn,
+// dryrun, or excepted by the exception it names.
+func resultWord(f audit.Finding) string {
+	switch f.Outcome {
+	case enforcement.Warned:
+		return "warn"
+	case enforcement.DryRunned:
+		return "dryrun"
+	case enforcement.Excepted:
+		return "excepted (" + f.Exception + ")"
+	}
+	return string(f.Result)
+}
+
+// done ends the output and returns how many findings refuse an object or
+// are errors.
 func (p *auditPrinter) done() (int, error) {
 	switch p.format {
 	case outputTable:
+		if p.listed > 0 {
+			if err := p.table.Flush(); err != nil {
+				return 0, err
+			}
+		}
 		if p.refused == 0 {
 			_, err := fmt.Fprintln(p.w, "No stored object is refused by the policies.")
 			return 0, err
 		}
-		return p.refused, p.table.Flush()
+		return p.refused, nil
 	case outputJSON:
 		data, err := json.MarshalIndent(p.findings, "", "  ")
 		if err != nil {
