@@ -43,7 +43,7 @@ func scalePlot(f *figures, title, yLabel, unit string, ss []series) ([]byte, err
 	p.X.Min, p.Y.Min = 0, 0
 	p.X.Max = extrapolateTo
 	p.Legend.Top, p.Legend.Left = true, true
-	drawn := 0
+	drawn, top := 0, 0.0
 	for i, s := range ss {
 		byN := f.byCount[s.bench]
 		if len(byN) == 0 {
@@ -58,6 +58,7 @@ func scalePlot(f *figures, title, yLabel, unit string, ss []series) ([]byte, err
 			}
 			for _, v := range vs {
 				pts = append(pts, plotter.XY{X: float64(n), Y: v})
+				top = max(top, v)
 			}
 		}
 		sc, err := plotter.NewScatter(pts)
@@ -87,11 +88,14 @@ func scalePlot(f *figures, title, yLabel, unit string, ss []series) ([]byte, err
 		measured.Color, beyond.Color = plotutil.Color(i), plotutil.Color(i)
 		beyond.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(measured, beyond)
+		top = max(top, l.at(0), l.at(extrapolateTo))
 		p.Legend.Add(fmt.Sprintf("%s: %s; %s at N=%d", s.label, l, strconv.FormatFloat(l.at(extrapolateTo), 'f', 0, 64), extrapolateTo), sc, measured)
 	}
 	if drawn == 0 {
 		return nil, fmt.Errorf("%w of %s", errNoResults, benchNames(ss))
 	}
+	// Room above the data for the legend.
+	p.Y.Max = top * 1.3
 	return svg(p, 16*vg.Centimeter, 10*vg.Centimeter)
 }
 
