@@ -1,8 +1,12 @@
 package policycmd
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,5 +64,57 @@ func TestRulesMarkdownIsTheDocsReference(t *testing.T) {
 	}
 	if _, _, err := run(t, "rules", "--format", "yaml"); err == nil || !strings.Contains(err.Error(), "--format must be table, json or markdown") {
 		t.Errorf("--format yaml: %v", err)
+	}
+}
+
+// TestPolicyGuideShowsRulesAndCoverage keeps docs/policies.md true: each
+// line shown after a `bin/sluice policy rules` or `bin/sluice policy test
+// --coverage` command is a line it prints (spacing aside; "…" stands for
+// lines, or a line's end, left out).
+func TestPolicyGuideShowsRulesAndCoverage(t *testing.T) {
+	blocks := fences(t, filepath.Join("..", "..", "docs", "policies.md"))
+	t.Chdir(filepath.Join("..", ".."))
+	shown := 0
+	for i, b := range blocks {
+		cmd, ok := strings.CutPrefix(strings.TrimSpace(b.text), "bin/sluice policy ")
+		if b.lang != "sh" || !ok || i+1 >= len(blocks) || blocks[i+1].lang != "" {
+			continue
+		}
+		args := strings.Fields(cmd)
+		var out string
+		switch {
+		case args[0] == "rules":
+			var err error
+			if out, _, err = run(t, args...); err != nil {
+				t.Fatalf("%s: %v", cmd, err)
+			}
+		case args[0] == "test" && slices.Contains(args, "--coverage"):
+			// The guide shows the directory's coverage, not the defaults'.
+			var buf bytes.Buffer
+			if err := runTests(context.Background(), &buf, args[len(args)-1:], testOptions{skipDefaults: true, coverage: true, format: formatText}); err != nil {
+				t.Fatalf("%s: %v", cmd, err)
+			}
+			out = buf.String()
+		default:
+			continue
+		}
+		shown++
+		var printed []string
+		for _, line := range strings.Split(out, "\n") {
+			printed = append(printed, strings.Join(strings.Fields(line), " "))
+		}
+		for _, line := range strings.Split(strings.TrimSpace(blocks[i+1].text), "\n") {
+			want := strings.Join(strings.Fields(line), " ")
+			if want == "…" {
+				continue
+			}
+			cut, prefix := strings.CutSuffix(want, " …")
+			if !slices.ContainsFunc(printed, func(p string) bool { return p == want || prefix && strings.HasPrefix(p, cut) }) {
+				t.Errorf("%s does not print the line the guide shows:\n%s\nit prints:\n%s", cmd, line, out)
+			}
+		}
+	}
+	if shown < 2 {
+		t.Errorf("docs/policies.md shows %d rules or coverage commands; want the two of its sections", shown)
 	}
 }
