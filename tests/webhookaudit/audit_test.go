@@ -23,8 +23,10 @@ import (
 // defaults admit is stored; a policy ConfigMap narrowing its namespace's
 // tieredstore paths is applied, and the webhook's audit (on the bundle
 // change, not the hour's interval) writes the namespace's PolicyReport
-// naming the runtime and the rule; the ConfigMap removed, the report is
-// replaced by one where it passes.
+// naming the runtime and the rule; with the rule in warn mode, and then an
+// exception covering the runtime, the report says warn, and then skip
+// naming the exception; the ConfigMap removed, the report is replaced by
+// one where it passes.
 func TestTheWebhookReportsWhatAPolicyChangeWouldRefuse(t *testing.T) {
 	ctx := testenv.Context(t)
 	ns := env.Namespace(t)
@@ -56,11 +58,36 @@ func TestTheWebhookReportsWhatAPolicyChangeWouldRefuse(t *testing.T) {
 		t.Fatalf("results = %+v", got)
 	}
 
+	// The rule in warn mode, then an exception for the runtime: the
+	// report says so (issue 33), instead of passing the runtime silently.
+	for _, step := range []struct {
+		enforcement string
+		result      policyreportv1alpha2.Result
+		outcome     string
+		exception   string
+	}{
+		{"enforcement:\n  rules:\n    tieredstore-path: {mode: warn}\n", policyreportv1alpha2.ResultWarn, "warned", ""},
+		{"enforcement:\n  exceptions:\n    old-cache: {rules: [tieredstore-path], namespaces: [" + ns + "], names: [cache]}\n", policyreportv1alpha2.ResultSkip, "excepted", "old-cache"},
+	} {
+		before := cm.DeepCopy()
+		cm.Data["enforcement.yaml"] = step.enforcement
+		if err := env.Client.Patch(ctx, cm, client.MergeFrom(before)); err != nil {
+			t.Fatal(err)
+		}
+		report = waitForReport(t, c, ns, func(r *policyreportv1alpha2.PolicyReport) bool {
+			return len(r.Results) == 1 && r.Results[0].Result == step.result
+		})
+		got := report.Results[0]
+		if got.Rule != "tieredstore-path" || got.Properties[audit.PropertyOutcome] != step.outcome || got.Properties[audit.PropertyException] != step.exception || report.Summary.Fail != 0 {
+			t.Fatalf("with %q: summary %+v, result %+v", step.enforcement, report.Summary, got)
+		}
+	}
+
 	if err := env.Client.Delete(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
-	report = waitForReport(t, c, ns, func(r *policyreportv1alpha2.PolicyReport) bool { return r.Summary.Fail == 0 })
-	if report.Summary.Pass != 1 || len(report.Results) != 0 {
+	report = waitForReport(t, c, ns, func(r *policyreportv1alpha2.PolicyReport) bool { return r.Summary.Pass == 1 })
+	if report.Summary != (policyreportv1alpha2.Summary{Pass: 1}) || len(report.Results) != 0 {
 		t.Fatalf("after the ConfigMap's removal: %+v", report)
 	}
 }
