@@ -125,6 +125,8 @@ func TestRulesAreReadFromTheAST(t *testing.T) {
 		{"host-path-volume", catalogue.KindDeny, catalogue.Validating,
 			[]string{"AlluxioRuntime", "DataProcess", "JindoRuntime", "JuiceFSRuntime", "ThinRuntime"},
 			[]string{"validating.guards.*.hostPathVolumes", "validating.guards.*.reservedHostPaths"}, "validating/guards.rego", true},
+		// reference.error reads the rule reference, defined for Datasets.
+		{"reference-form", catalogue.KindDeny, catalogue.Validating, []string{"Dataset"}, nil, "validating/references.rego", false},
 		{"mount-scheme", catalogue.KindDeny, catalogue.Validating, []string{"Dataset"}, []string{"validating.mountSchemes"}, "validating/names.rego", false},
 		{"namespace-cache-budget", catalogue.KindDeny, catalogue.Validating,
 			[]string{"AlluxioRuntime", "JindoRuntime", "JuiceFSRuntime", "ThinRuntime"}, []string{"validating.budgets"}, "validating/tieredstore.rego", false},

@@ -80,40 +80,41 @@ func (w *walker) kindsOf(r *ast.Rule) (kindSet, bool) {
 				maps.Copy(u, b)
 				sets[v] = u
 			}
-		default:
-			t, ok := e.Terms.(*ast.Term)
-			if !ok {
-				continue
-			}
-			ref, ok := t.Value.(ast.Ref)
-			if !ok || ref.HasPrefix(ast.InputRootRef) {
-				continue
-			}
-			if s, ok := w.ruleKinds(ref); ok {
-				constrain(s)
+		}
+		// The body holds only where the rules its expression reads are
+		// defined: a rule such as is_runtime, or reference (defined for
+		// Datasets) in reference.error.
+		for _, t := range termsOf(e) {
+			if ref, ok := t.Value.(ast.Ref); ok && ref.HasPrefix(ast.DefaultRootRef) {
+				if s, ok := w.ruleKinds(ref); ok {
+					constrain(s)
+				}
 			}
 		}
 	}
 	return out, out != nil
 }
 
-// ruleKinds are the kinds a boolean rule (is_runtime) holds for: those of
-// each of its definitions, if every one states some.
+// ruleKinds are the kinds a complete rule (is_runtime, reference) is
+// defined for: those of each of its definitions and else branches, if
+// every one states some and none is a default.
 func (w *walker) ruleKinds(ref ast.Ref) (kindSet, bool) {
-	rs, rest := w.rulesOf(ref)
-	if len(rs) == 0 || len(rest) > 0 {
+	rs, _ := w.rulesOf(ref)
+	if len(rs) == 0 {
 		return nil, false
 	}
 	out := kindSet{}
 	for _, r := range rs {
-		if len(r.Head.Args) > 0 {
-			return nil, false
+		if len(r.Head.Args) > 0 || r.Default || r.Head.Key != nil {
+			return nil, false // a function, a default, a partial set or object
 		}
-		s, ok := w.kindsOf(r)
-		if !ok {
-			return nil, false
+		for _, d := range definitions(r) {
+			s, ok := w.kindsOf(d)
+			if !ok {
+				return nil, false
+			}
+			maps.Copy(out, s)
 		}
-		maps.Copy(out, s)
 	}
 	return out, true
 }
