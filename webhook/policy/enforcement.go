@@ -33,7 +33,7 @@ func enforcementOf(b *Bundle, modules map[string]*ast.Module) (*enforcement.Poli
 	var errs []string
 	for _, r := range p.RuleNames() {
 		if !enforcement.IsMutation(r) && !named[r] {
-			errs = append(errs, fmt.Sprintf("policy data %s: no policy module names rule %q (mutation rules: %v)", enforcement.Key, r, enforcement.MutationRules))
+			errs = append(errs, fmt.Sprintf("policy data %s: no policy module names rule %q (mutation rules: %v; sluice policy rules lists every rule)", enforcement.Key, r, enforcement.MutationRules))
 		}
 	}
 	if len(errs) > 0 {
