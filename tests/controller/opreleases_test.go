@@ -63,7 +63,7 @@ func TestAnOperationLeavesTheReleaseOfARuntimeOfItsName(t *testing.T) {
 	// The Cron operation that failed for good is reconciled again (every
 	// reconcile of it removed its release, before).
 	edit(t, cron, func(dl *datav1alpha1.DataLoad) { dl.Annotations = map[string]string{"poke": "1"} })
-	time.Sleep(testenv.Stretch(5 * time.Second))
+	time.Sleep(testenv.Stretch(2 * time.Second)) // two re-reads (cache refresh: 1 s)
 
 	releases := releaseStorage(t, ns)
 	ctx = testenv.Context(t)
