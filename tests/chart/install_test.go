@@ -43,6 +43,7 @@ import (
 // serving in that mode is tested in tests/webhookcerts (the webhook cannot run
 // twice in one process: controller names are unique per process).
 func TestInstallIntoSimulatedCluster(t *testing.T) {
+	t.Parallel() // its own simulated cluster: runs beside the other cluster tests
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}

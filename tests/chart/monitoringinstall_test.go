@@ -42,6 +42,7 @@ func promOperatorCRDs(t *testing.T) string {
 // every field the chart wrote (none is pruned as unknown). A PodMonitor
 // the schema refuses is refused, so the CRDs do validate.
 func TestMonitoringInstallsIntoSimulatedCluster(t *testing.T) {
+	t.Parallel() // its own simulated cluster: runs beside the other cluster tests
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}

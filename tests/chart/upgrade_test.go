@@ -34,6 +34,7 @@ const previousChart = "7137875^"
 // served, and every CRD carries the applying version. Applying them again
 // from an older binary is refused, naming --allow-downgrade.
 func TestUpgradeFromPreviousChart(t *testing.T) {
+	t.Parallel() // its own simulated cluster: runs beside the other cluster tests
 	if testing.Short() {
 		t.Skip("starts a simulated cluster")
 	}
