@@ -126,7 +126,6 @@ func TestEnforcementModesThroughTheAPIServer(t *testing.T) {
 // expires.
 func TestExceptionsThroughTheAPIServer(t *testing.T) {
 	ns, other := env.Namespace(t), env.Namespace(t)
-	expires := time.Now().Add(testenv.Stretch(25 * time.Second)).UTC().Truncate(time.Second)
 	enforcementBundle(t, "enforcement-exceptions-"+ns, fmt.Sprintf(`enforcement:
   exceptions:
     legacy-%s:
@@ -139,7 +138,7 @@ func TestExceptionsThroughTheAPIServer(t *testing.T) {
       namespaces: [%s]
       names: [mirror]
       reason: the mirror is being set up
-`, ns, ns, expires.Format(time.RFC3339), ns, other))
+`, ns, ns, time.Now().Add(time.Hour).UTC().Format(time.RFC3339), ns, other))
 
 	if err := env.Client.Create(ctxT(t), foreignImage(ns, "selected", map[string]string{"legacy": "true"})); err != nil {
 		t.Fatalf("an object the selector matches: %v", err)
@@ -156,11 +155,27 @@ func TestExceptionsThroughTheAPIServer(t *testing.T) {
 	if err := env.Client.Create(ctxT(t), foreignImage(other, "not-mirror", nil)); !apierrors.IsForbidden(err) {
 		t.Fatalf("another name: %v", err)
 	}
+
+	// Expiry: an exception that admits an object until its expiry, and the
+	// same object's like refused a second after it.
+	expiring := env.Namespace(t)
+	expires := time.Now().Add(testenv.Stretch(5 * time.Second)).UTC().Truncate(time.Second)
+	enforcementBundle(t, "enforcement-expiry-"+expiring, fmt.Sprintf(`enforcement:
+  exceptions:
+    expiring-%s:
+      rules: [image-registry]
+      namespaces: [%s]
+      expires: %q
+`, expiring, expiring, expires.Format(time.RFC3339)))
+	err := env.Client.Create(ctxT(t), foreignImage(expiring, "before", nil))
 	if time.Now().After(expires) {
 		t.Fatalf("the test was too slow to check the exception before its expiry at %v", expires)
 	}
+	if err != nil {
+		t.Fatalf("before the expiry: %v", err)
+	}
 	time.Sleep(time.Until(expires) + time.Second)
-	err := env.Client.Create(ctxT(t), foreignImage(ns, "selected-late", map[string]string{"legacy": "true"}))
+	err = env.Client.Create(ctxT(t), foreignImage(expiring, "after", nil))
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "rule image-registry") {
 		t.Fatalf("after the expiry: %v, want image-registry's denial", err)
 	}
