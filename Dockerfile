@@ -23,7 +23,7 @@ ARG VERSION=dev
 ARG TARGETOS=linux
 ARG TARGETARCH
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-      go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X github.com/sluice-data/sluice/internal/buildinfo.version=${VERSION}" -o /out/sluice . \
+      go build -trimpath -ldflags "-s -w -X github.com/sluice-data/sluice/internal/buildinfo.version=${VERSION}" -o /out/sluice . \
  && mkdir -p /out/etc /out/home/nonroot \
  && mkdir -m 1777 /out/tmp \
  && printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' > /out/etc/passwd \

@@ -108,7 +108,7 @@ verify: $(CONTROLLER_GEN) $(GOLANGCI_LINT) ## Regenerate, check formatting, lint
 
 .PHONY: build
 build: ## Build bin/sluice.
-	$(GO) build $(GOFLAGS) -ldflags "-X main.version=$(VERSION) -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice .
+	$(GO) build $(GOFLAGS) -ldflags "-X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice .
 
 # The image: a static bin/sluice for Linux in an OCI image tarball, built
 # without Docker (hack/imagebuild); the chart packaged with appVersion (its
@@ -119,7 +119,7 @@ IMAGE_TAR  ?= $(BIN)/sluice-image-$(VERSION)-$(IMAGE_ARCH).tar
 
 .PHONY: image
 image: ## Build the image tarball bin/sluice-image-VERSION-ARCH.tar (OCI layout and docker archive) without Docker.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X main.version=$(VERSION) -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) $(GO) build $(GOFLAGS) -trimpath -ldflags "-s -w -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)" -o $(BIN)/sluice-linux-$(IMAGE_ARCH) .
 	$(GO) run ./hack/imagebuild -binary $(BIN)/sluice-linux-$(IMAGE_ARCH) -output $(IMAGE_TAR) -repository $(IMAGE_REPO) \
 		-version $(VERSION) -arch $(IMAGE_ARCH) -revision "$$(git rev-parse HEAD 2>/dev/null || echo unknown)" \
 		-created "$$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)"

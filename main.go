@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,12 +21,10 @@ import (
 	"github.com/sluice-data/sluice/engines/thin/rclonemount"
 	"github.com/sluice-data/sluice/engines/thin/warmup"
 	"github.com/sluice-data/sluice/engines/workloads/ufsmeta"
+	"github.com/sluice-data/sluice/internal/buildinfo"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policycmd"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = ""
 
 func main() {
 	// The root context ends on SIGINT/SIGTERM (a second signal exits at once);
@@ -54,7 +51,7 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newVersionCommand(), policycmd.NewCommand(), flags.bind(webhook.NewCommand(flags.connect)),
 		flags.bind(controller.NewCommand(flags.connect, sluiceEngines)), flags.bind(csi.NewCommand(flags.connect)), devcluster.NewCommand(),
 		rclonemount.NewCommand(), warmup.NewCommand(), ufsmeta.NewCommand(),
-		crds.NewCommand(flags.bind(crds.NewApplyCommand(flags.connect, buildVersion()))))
+		crds.NewCommand(flags.bind(crds.NewApplyCommand(flags.connect, buildinfo.Version()))))
 	return root
 }
 
@@ -73,20 +70,8 @@ func newVersionCommand() *cobra.Command {
 		Short: "Print Sluice's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "sluice %s (%s, %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "sluice %s (%s, %s/%s)\n", buildinfo.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
-}
-
-// buildVersion is the version set at link time, else the module version
-// recorded by the Go toolchain, else "dev".
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
 }

@@ -6,11 +6,10 @@ import (
 	"testing"
 
 	"github.com/sluice-data/sluice/engines/thin/warmup"
+	"github.com/sluice-data/sluice/internal/buildinfo"
 )
 
 func TestVersionCommand(t *testing.T) {
-	version = "v1.2.3-test"
-	t.Cleanup(func() { version = "" })
 	var out bytes.Buffer
 	cmd := newRootCommand()
 	cmd.SetOut(&out)
@@ -18,7 +17,7 @@ func TestVersionCommand(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); !strings.HasPrefix(got, "sluice v1.2.3-test (go") {
+	if got := out.String(); !strings.HasPrefix(got, "sluice "+buildinfo.Version()+" (go") {
 		t.Fatalf("version output = %q", got)
 	}
 }
