@@ -27,9 +27,6 @@ var sluiceBinary string
 // exactly the permissions config/rbac grants.
 var controllerKubeconfig string
 
-// controllerUser is the identity the controller acts as.
-const controllerUser = "system:serviceaccount:sluice-system:sluice-controller"
-
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
@@ -69,7 +66,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if controllerKubeconfig, err = impersonatingKubeconfig(c.Kubeconfig, dir, controllerUser); err != nil {
+	if controllerKubeconfig, err = impersonatingKubeconfig(c.Kubeconfig, dir, inprocess.ControllerUser); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

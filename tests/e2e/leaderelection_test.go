@@ -12,6 +12,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/tests/support/inprocess"
 )
 
 // The controller's leader election works with the Role config/rbac grants in
@@ -22,7 +23,7 @@ import (
 // run.
 func TestLeaderElectionWithTheNamespacedRole(t *testing.T) {
 	cfg := rest.CopyConfig(cluster.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: inprocess.ControllerUser}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Metrics:                       metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:        "0",

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/sluice-data/sluice/controller"
@@ -51,30 +50,13 @@ func run(m *testing.M) int {
 		return 1
 	}
 	// The controller runs with exactly the permissions config/rbac grants.
-	cfg, err := controllerIdentity(ctx, c)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	o := controller.NewOptions()
-	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
-	o.FuseRecords = webhook.DefaultNamespace // the webhook's, as the chart sets both
-	o.PolicyNamespaces = []string{webhook.DefaultNamespace}
-	o.Engines = registry.Default(registry.Options{})
-	if err := controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller")); err != nil {
+	if err := inprocess.Controller(ctx, c, func(o *controller.Options) {
+		o.FuseRecords = webhook.DefaultNamespace // the webhook's, as the chart sets both
+		o.PolicyNamespaces = []string{webhook.DefaultNamespace}
+		o.Engines = registry.Default(registry.Options{})
+	}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
-}
-
-// controllerIdentity applies config/rbac and returns a rest config acting as
-// the controller's ServiceAccount.
-func controllerIdentity(ctx context.Context, c *simcluster.Cluster) (*rest.Config, error) {
-	if err := c.ApplyManifests(ctx, "rbac/*.yaml", 2); err != nil {
-		return nil, err
-	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
-	return cfg, nil
 }

@@ -8,13 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/sluice-data/sluice/controller"
-	"github.com/sluice-data/sluice/engines/registry"
 	"github.com/sluice-data/sluice/tests/support/inprocess"
 	"github.com/sluice-data/sluice/tests/support/simcluster"
 	"github.com/sluice-data/sluice/tests/support/testenv"
@@ -73,24 +71,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "webhook:", err)
 		return 1
 	}
-	if err := startController(ctx, c); err != nil {
+	if err := inprocess.Controller(ctx, c, func(o *controller.Options) { o.SluiceImage = sluiceImage }); err != nil {
 		fmt.Fprintln(os.Stderr, "controller:", err)
 		return 1
 	}
 	return m.Run()
-}
-
-// startController runs `sluice controller` in-process with exactly the
-// permissions config/rbac grants its ServiceAccount (by impersonation).
-func startController(ctx context.Context, c *simcluster.Cluster) error {
-	if err := c.ApplyManifests(ctx, "rbac/*.yaml", 2); err != nil {
-		return err
-	}
-	cfg := rest.CopyConfig(c.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:sluice-system:sluice-controller"}
-	o := controller.NewOptions()
-	o.MetricsAddr, o.ProbeAddr, o.LeaderElect, o.CacheRefresh = "0", "0", false, 2*time.Second
-	o.SluiceImage = sluiceImage
-	o.Engines = registry.Default(registry.Options{SluiceImage: o.SluiceImage})
-	return controller.StartLocal(ctx, cfg, o, testenv.Stopped("controller"))
 }
