@@ -12,6 +12,11 @@ GOFLAGS    ?=
 # test binaries without DWARF (-w): together a fifth of the CPU of linking
 # the 90-odd race-built test binaries (stack traces are unchanged).
 TEST_FLAGS ?= -count=1 -timeout=30m -vet=off -ldflags=-w
+# make test runs this many test binaries at once (go test -p, default: the
+# number of cores). Most of make test's time is in packages that wait on an
+# API server, a simulated cluster or a certificate rotation and use about
+# half a core each, so two cores keep busy with four of them.
+TEST_P     ?= 4
 # test-unit keeps go test's result cache: a rerun tests only what changed
 # (TEST_UNIT_FLAGS=-count=1 runs everything).
 TEST_UNIT_FLAGS ?= -timeout=10m
@@ -220,7 +225,7 @@ test-unit: ## Quick loop: the tests that need no kube binaries (packages linking
 .PHONY: test
 test: sim-binaries certmanager-binaries $(PROMOP_CRDS) $(RCLONE) fuse3 ## Run every test, with the race detector, against a real kube-apiserver and etcd, e2e on a simulated cluster, cert-manager mode against cert-manager's controllers, the rclone data path through FUSE (binaries built when missing); the slowest tests and packages are named at the end.
 	# With the race detector, every package (waits stretch under it: tests/support/testenv.Stretch).
-	$(GO) test -race -json $(TEST_FLAGS) $(TEST_PKGS) | $(GO) run ./hack/testsummary
+	$(GO) test -race -json -p $(TEST_P) $(TEST_FLAGS) $(TEST_PKGS) | $(GO) run ./hack/testsummary
 
 .PHONY: fuse3
 fuse3: ## Make sure tests/datapath can mount: installs Debian's fuse3 (fusermount3) when root with apt-get, else says what to install (hack/fuse3.sh).
