@@ -7,13 +7,15 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/action"
 	"k8s.io/client-go/rest"
 )
 
 // TestCapabilitiesAreReadOnceUnderTheLock: the first actions of one
 // namespace's Client, started together (two runtimes reconciled at once),
 // read the cluster's capabilities once between them, under the Client's
-// lock (run with -race: Helm's own lazy read raced).
+// lock (run with -race: Helm's own lazy read raced), while other actions
+// take their configurations (actionConfig, knowing) from the same Client.
 func TestCapabilitiesAreReadOnceUnderTheLock(t *testing.T) {
 	var versions atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,12 +47,16 @@ func TestCapabilitiesAreReadOnceUnderTheLock(t *testing.T) {
 				t.Error(err)
 			}
 		})
+		wg.Go(func() { _ = c.actionConfig() })
+		wg.Go(func() { _ = c.knowing("r", nil).actionConfig() })
 	}
 	wg.Wait()
 	if n := versions.Load(); n != 1 {
 		t.Errorf("the server's version was read %d times, want once", n)
 	}
-	if caps := c.cfg.Capabilities; caps == nil || caps.KubeVersion.Version != "v1.37.2" || !caps.APIVersions.Has("v1") {
-		t.Errorf("capabilities %+v", caps)
+	for _, cfg := range []*action.Configuration{c.actionConfig(), c.knowing("r", nil).actionConfig()} {
+		if caps := cfg.Capabilities; caps == nil || caps.KubeVersion.Version != "v1.37.2" || !caps.APIVersions.Has("v1") {
+			t.Errorf("an action's capabilities %+v", caps)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -47,9 +46,9 @@ type Client struct {
 	actions *inFlight
 	// good is what a rollback restores (lastgood.go); shared likewise.
 	good *lastGood
-	// caps guards the first read of the cluster's capabilities
+	// caps are the cluster's capabilities, read at the first action
 	// (capabilities.go); shared likewise.
-	caps *sync.Mutex
+	caps *capabilities
 }
 
 // NewClient returns a Client for a cluster, storing releases in Secrets of
@@ -62,7 +61,7 @@ func NewClient(getter genericclioptions.RESTClientGetter, namespace string, log 
 	if kc, ok := cfg.KubeClient.(*kube.Client); ok {
 		cfg.KubeClient = &probedKube{Client: kc, ttl: reachableFor}
 	}
-	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}, good: &lastGood{}, caps: &sync.Mutex{}}, nil
+	return &Client{cfg: cfg, namespace: namespace, Timeout: 5 * time.Minute, actions: &inFlight{}, good: &lastGood{}, caps: &capabilities{}}, nil
 }
 
 // NewMemoryClient returns a Client that keeps releases in memory and only
@@ -82,7 +81,7 @@ func NewMemoryClient(namespace string, kube *kubefake.FailingKubeClient) *Client
 		Timeout:   time.Minute,
 		actions:   &inFlight{},
 		good:      &lastGood{},
-		caps:      &sync.Mutex{},
+		caps:      &capabilities{caps: chartutil.DefaultCapabilities},
 	}
 }
 

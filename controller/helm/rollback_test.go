@@ -5,9 +5,9 @@ import (
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/kube"
 	kubefake "helm.sh/helm/v3/pkg/kube/fake"
 	"helm.sh/helm/v3/pkg/release"
@@ -92,7 +92,7 @@ func TestNoRollbackWithoutAGoodRevisionOfItsOwn(t *testing.T) {
 		t.Fatalf("the refused upgrade: %s %v", act, err)
 	}
 
-	restarted := &Client{cfg: c.cfg, namespace: c.namespace, Timeout: c.Timeout, actions: &inFlight{}, good: &lastGood{}, caps: &sync.Mutex{}}
+	restarted := &Client{cfg: c.cfg, namespace: c.namespace, Timeout: c.Timeout, actions: &inFlight{}, good: &lastGood{}, caps: &capabilities{caps: chartutil.DefaultCapabilities}}
 	k.applied = nil
 	var retry *RetryAfter
 	state, act, err := restarted.Ensure(ctx, "demo", refused)

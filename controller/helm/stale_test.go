@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/release"
 	helmtime "helm.sh/helm/v3/pkg/time"
 )
@@ -145,7 +145,7 @@ func TestPendingRecordOfAGoneWriterRecoversAtOnce(t *testing.T) {
 	}
 
 	// The next process shares the release storage, not the identity.
-	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter(), actions: &inFlight{}, caps: &sync.Mutex{}}
+	next := &Client{cfg: killed.cfg, namespace: killed.namespace, Timeout: killed.Timeout, Writer: NewWriter(), actions: &inFlight{}, caps: &capabilities{caps: chartutil.DefaultCapabilities}}
 	if next.Writer == killed.Writer {
 		t.Fatal("NewWriter returned the same identity twice")
 	}
