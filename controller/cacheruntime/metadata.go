@@ -127,7 +127,7 @@ type countedJob struct {
 func (r *Reconciler) settleCount(ctx context.Context, s *scope) error {
 	c := s.counted
 	r.metadata.update(client.ObjectKeyFromObject(s.ds), func(m *metadataRecord) {
-		m.at, m.generation, m.retryAt, m.handled = c.at, s.ds.Generation, time.Time{}, c.job.UID
+		m.at, m.generation, m.retryAt, m.handled, m.counted = c.at, s.ds.Generation, time.Time{}, c.job.UID, s.ds.UID
 	})
 	return r.deleteJob(ctx, c.job)
 }

@@ -33,6 +33,10 @@ type metadataRecord struct {
 	// handled is the UID of the last Job read and deleted, which a cache
 	// that lags may still show.
 	handled types.UID
+	// counted is the UID of the Dataset whose status holds the last count:
+	// a cache that lags may still show that Dataset Calculating after the
+	// count is written and its Job deleted, which is no reason for another.
+	counted types.UID
 }
 
 // metadataRecords are the records of every Dataset, by key.
@@ -71,7 +75,9 @@ func (m *metadataRecords) forget(key types.NamespacedName) {
 // metadataDue decides whether the Dataset's metadata Job starts now; if not,
 // next is when it will be due (zero: only when something changes). In
 // order: not before retryAt after a failure; at once while the Dataset's
-// usage is unknown (ufsTotal empty or Calculating, Fluid's only trigger);
+// usage is unknown (ufsTotal empty or Calculating, Fluid's only trigger)
+// unless the record says a count of this Dataset was written (the cache
+// lags);
 // never on a Dataset the reconciler has no record of (seen false: the
 // caller records it as counted now); then when its spec changed (its
 // generation), when a DataLoad with loadMetadata completed after the last
@@ -80,7 +86,7 @@ func metadataDue(now time.Time, rec metadataRecord, seen bool, ds *datav1alpha1.
 	switch {
 	case now.Before(rec.retryAt):
 		return false, rec.retryAt
-	case ds.Status.UfsTotal == "" || ds.Status.UfsTotal == Calculating:
+	case (ds.Status.UfsTotal == "" || ds.Status.UfsTotal == Calculating) && (rec.counted == "" || rec.counted != ds.UID):
 		return true, time.Time{}
 	case !seen:
 		rec.at = now

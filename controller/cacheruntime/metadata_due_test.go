@@ -13,7 +13,7 @@ import (
 func TestMetadataDue(t *testing.T) {
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	counted := func(total string, generation int64) *datav1alpha1.Dataset {
-		ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", Generation: generation}}
+		ds := &datav1alpha1.Dataset{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "d", UID: "ds-uid", Generation: generation}}
 		ds.Status.UfsTotal = total
 		return ds
 	}
@@ -30,6 +30,7 @@ func TestMetadataDue(t *testing.T) {
 		return l
 	}
 	hourAgo := metadataRecord{at: now.Add(-time.Hour), generation: 1}
+	written := metadataRecord{at: now.Add(-time.Second), generation: 1, counted: "ds-uid"}
 	for _, c := range []struct {
 		name    string
 		rec     metadataRecord
@@ -42,6 +43,11 @@ func TestMetadataDue(t *testing.T) {
 	}{
 		{name: "never counted", ds: counted("", 1), due: true},
 		{name: "a count is under way (Calculating)", seen: true, rec: hourAgo, ds: counted(Calculating, 1), due: true},
+		{name: "counted, the cache still shows Calculating", seen: true, rec: written, ds: counted(Calculating, 1), due: false},
+		{name: "counted, the cache still shows Calculating, with refresh", seen: true, rec: written, ds: counted(Calculating, 1),
+			refresh: time.Hour, due: false, next: now.Add(-time.Second).Add(time.Hour)},
+		{name: "a Dataset of the same name, never counted", seen: true, rec: metadataRecord{at: now.Add(-time.Second), generation: 1, counted: "earlier-uid"},
+			ds: counted("", 1), due: true},
 		{name: "failed a minute ago: waits for the retry", seen: true, rec: metadataRecord{retryAt: now.Add(4 * time.Minute)},
 			ds: counted("", 1), due: false, next: now.Add(4 * time.Minute)},
 		{name: "counted before a restart: one interval from now, no storm", ds: counted("1.00GiB", 1), refresh: time.Hour,

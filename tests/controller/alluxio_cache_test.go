@@ -18,6 +18,7 @@ import (
 // masters report the whole cluster, the cache states are the leading
 // master's figures, not diluted by a standby master that reports none.
 func TestAlluxioCacheStatesFromTheLeadingMaster(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	page, leader := samplePage(t, "alluxio", alluxio.ParseMetrics)

@@ -27,6 +27,7 @@ import (
 // proxy runs beside the masters, the status names the gateway's endpoint,
 // and the FUSE mount shows the Dataset owner's uid and gid.
 func TestAlluxioHDFSAndAPIGatewayRecipes(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
@@ -116,6 +117,7 @@ func checkHadoopConfig(t *testing.T, what string, pod corev1.PodSpec) {
 // it read-only and start their journal from the backup file of the
 // Dataset's name (issue 32, point 3).
 func TestAlluxioDatasetRestoresFromItsBackup(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("restored", ns, testobj.WithMounts("s3://bucket/restored"))

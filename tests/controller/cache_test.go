@@ -96,6 +96,7 @@ func namedPortPod(t *testing.T, ns, name string, labels map[string]string, portN
 // FUSE pods' metrics, are written to the runtime and the Dataset, skip a pod
 // that does not answer, and follow the figures as they change.
 func TestJuiceFSCacheStates(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("mnist", ns, testobj.WithMounts("juicefs:///mnist"))

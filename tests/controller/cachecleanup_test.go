@@ -158,6 +158,7 @@ func engineWorkloads(t *testing.T, ns, name string, nodes []string) []*corev1.Po
 // then run; once they complete, the runtime's deletion completes, the
 // cleanup release is gone, and a Normal event says what was removed where.
 func TestDeletionCleansTheCacheOnTheNodesThatHeldIt(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
@@ -255,6 +256,7 @@ func TestDeletionCleansTheCacheOnTheNodesThatHeldIt(t *testing.T) {
 // Warning naming each node and its error (the note of the status's
 // CacheCleaned and Ready conditions, which the event is recorded from).
 func TestCacheCleanupThatFailsOrHangsIsGivenUp(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
@@ -320,6 +322,7 @@ func TestCacheCleanupThatFailsOrHangsIsGivenUp(t *testing.T) {
 // deletion wedged for good behind such a record: every step's upgrade
 // was refused with "another operation is in progress".
 func TestCacheCleanupTakesOverFromADeadController(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }

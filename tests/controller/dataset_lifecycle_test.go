@@ -82,6 +82,7 @@ func gone(t *testing.T, key types.NamespacedName, obj client.Object) bool {
 // phase NotBound, Ready=False (NotBound) and the Dataset finalizer; never
 // bound, it is deleted at once.
 func TestNewDatasetIsNotBoundAndNeverBoundDeletesAtOnce(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "fresh"}
@@ -112,6 +113,7 @@ func TestNewDatasetIsNotBoundAndNeverBoundDeletesAtOnce(t *testing.T) {
 // names are: found only because the Dataset is still there), and then the
 // Dataset goes.
 func TestDatasetDeletionWaitsForPodsThenCascades(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	name := "a-dataset-whose-name-makes-uid-keyed-labels"
@@ -231,6 +233,7 @@ func TestDatasetDeletionWaitsForPodsThenCascades(t *testing.T) {
 // The reference dataset exists (an entry naming none is forgotten:
 // TestAGoneReferenceHoldsNoDeletion).
 func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
+	t.Parallel()
 	ns, other := env.Namespace(t), env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "shared"}
@@ -268,6 +271,7 @@ func TestDatasetDeletionWaitsForReferenceDatasets(t *testing.T) {
 // without engine, and one of another name, goes at once: it waits for
 // none of them and deletes only what is bound to it (nothing, here).
 func TestDatasetDeletionTouchesOnlyItsOwnRuntime(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "solo"}

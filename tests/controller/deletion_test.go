@@ -20,6 +20,7 @@ import (
 // demo, when the Dataset went first), and the Dataset's finalizer holds it
 // until then.
 func TestRuntimeDeletedWithItsDataset(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

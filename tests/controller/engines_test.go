@@ -29,6 +29,7 @@ func readyReason(conds []metav1.Condition) string {
 // release and shows the controller waits for the master StatefulSet before
 // the workers, and binds the Dataset once both are ready.
 func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
@@ -59,6 +60,7 @@ func TestJindoRuntimeWaitsForMastersThenWorkers(t *testing.T) {
 // workers to wait for), with the profile's file-system type and FUSE
 // cleanPolicy on the PV.
 func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
@@ -115,6 +117,7 @@ func TestThinRuntimeStartsFromItsProfile(t *testing.T) {
 // TestThinProfileWorkersAreWaitedFor: workers enabled by the profile alone
 // are installed and waited for before the Dataset is bound.
 func TestThinProfileWorkersAreWaitedFor(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

@@ -26,6 +26,7 @@ import (
 // namespaces' sidecars are built from, holds none of them, and keeps the
 // engine's image, command and FUSE mount.
 func TestFuseRecordHoldsNoTenantContainerFields(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	// B's platform lets B's own FUSE run them (the controller judges

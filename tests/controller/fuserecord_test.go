@@ -22,6 +22,7 @@ import (
 // the record by the time the DaemonSet has it; the runtime's deletion
 // removes the record.
 func TestFuseRecordIsTheRenderedTemplate(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	rt := boundRuntime(t, ns, "logs")

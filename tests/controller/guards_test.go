@@ -27,6 +27,7 @@ import (
 // policy data admits the values for the namespace, the same runtime
 // installs.
 func TestGuardsHoldWithoutTheWebhook(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("escape", ns, testobj.WithMounts("local:///etc"))

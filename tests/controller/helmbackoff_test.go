@@ -24,6 +24,7 @@ import (
 // runtime says ReleaseFailed with the API server's reason and when the spec
 // is tried again.
 func TestARefusedUpgradeBacksOff(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

@@ -33,6 +33,7 @@ func releaseStorage(t *testing.T, ns string) *storage.Storage {
 // the next spec change marks it failed, rolls back and upgrades, and the
 // workers get the new spec.
 func TestAbandonedUpgradeRecovers(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

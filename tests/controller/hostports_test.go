@@ -30,6 +30,7 @@ import (
 // new leader) holds the same ones and hands them to nobody else; deleting
 // one runtime frees its ports and leaves the other's.
 func TestHostNetworkRuntimesGetDisjointHostPorts(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	a, b := hostNetworkJindo(ctx, t, ns, "left"), hostNetworkJindo(ctx, t, ns, "right")
@@ -152,6 +153,7 @@ func hasContainerPort(c corev1.Container, name string, port int32) bool {
 // disjoint, rendered into their StatefulSets and the clients'
 // properties.
 func TestHostNetworkAlluxioRuntimesGetDisjointHostPorts(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	held := map[int32]string{}

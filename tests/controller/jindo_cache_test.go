@@ -17,6 +17,7 @@ import (
 // "metrics"), at whichever documented path serves the page: here the oldest
 // one, after the newer paths answer 404.
 func TestJindoCacheStatesFromTheMastersRPCPort(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	page, master := samplePage(t, "jindo", jindo.ParseMetrics)

@@ -21,6 +21,7 @@ import (
 // is not silently cut to the first: the runtime's Ready condition says
 // InvalidSpec, naming spec.mounts[1], and no release is installed.
 func TestJuiceFSSecondMountIsInvalidSpec(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("twice", ns, testobj.WithMounts("juicefs:///a", "juicefs:///b"))
@@ -55,6 +56,7 @@ func TestJuiceFSSecondMountIsInvalidSpec(t *testing.T) {
 // volume in an init container, mount the sub-directory with JuiceFS flags,
 // carry the runtime's labels and mount the volume.
 func TestJuiceFSCommunityReleaseFormatsFirst(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	secret := func(name string) datav1alpha1.EncryptOption {

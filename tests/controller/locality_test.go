@@ -26,6 +26,7 @@ func inReq(key string, values ...string) corev1.NodeSelectorRequirement {
 // StatefulSet), narrowed to the zone and region of the nodes running ready
 // workers, and follows the workers as they move between zones.
 func TestCacheAffinityFollowsTheWorkersZones(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	zones := map[string][2]string{"n1": {"zone-a", "region-1"}, "n2": {"zone-b", "region-1"}, "n3": {"zone-c", "region-2"}}

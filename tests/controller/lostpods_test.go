@@ -65,6 +65,7 @@ func readerOf(ns, name, dataset, node string) *corev1.Pod {
 // period is over and its node is not Ready, it no longer holds the
 // runtime's deletion. While its node is Ready it does.
 func TestAPodOnALostNodeDoesNotHoldDeletion(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "stranded"}
@@ -117,6 +118,7 @@ func TestAPodOnALostNodeDoesNotHoldDeletion(t *testing.T) {
 // Pod (here one that never got a node) still uses it; a Warning event names
 // the Pod.
 func TestForceDeleteGoesOnDespitePods(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "forced"}

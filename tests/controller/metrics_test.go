@@ -98,6 +98,7 @@ func datasetTable(t *testing.T, ns string) (columns []string, rows map[string][]
 // serves; and once the Dataset and runtime are deleted their series are
 // gone.
 func TestMetricsShowABoundDataset(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := types.NamespacedName{Namespace: ns, Name: "mnist"}
@@ -262,6 +263,7 @@ func mapValues(fams map[string]*dto.MetricFamily) []*dto.MetricFamily {
 // the reconciles of a runtime whose spec the engine refuses (setup), and of
 // a bound runtime that has lost its last ready worker (health check).
 func TestMetricsCountSetupAndHealthCheckErrors(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	counter := func(name, runtime string) float64 {

@@ -61,6 +61,7 @@ func datasetReady(t *testing.T, key types.NamespacedName, phase datav1alpha1.Dat
 // rolled out; then it is Bound again, and the runtime records the mounts
 // it applied.
 func TestAMountEditIsUpdatingUntilTheWorkersRollOut(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
@@ -128,6 +129,7 @@ func mountJob(t *testing.T, ds *datav1alpha1.Dataset) *batchv1.Job {
 // A change whose Job fails leaves it Failed (MountsFailed), until the
 // mounts are back to what the runtime applied.
 func TestAnAlluxioMountEditWaitsForItsMountJob(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
@@ -213,6 +215,7 @@ func equalTemplates(a, b *corev1.PodTemplateSpec) bool {
 // before binding; fixed, the Dataset is NotBound while the runtime starts,
 // then Bound.
 func TestAnInvalidRuntimeFailsTheDatasetUntilFixed(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }
@@ -250,6 +253,7 @@ func TestAnInvalidRuntimeFailsTheDatasetUntilFixed(t *testing.T) {
 // naming the field), the release is not upgraded, and Pods may still use
 // the volume it serves; reverted, the Dataset is Bound again.
 func TestARefusedMountEditFailsTheBoundDataset(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(n string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: n} }

@@ -53,6 +53,7 @@ func setPodReady(t *testing.T, p *corev1.Pod, ready bool) {
 // zones in cacheAffinity, and unlabels the nodes when the runtime is
 // deleted.
 func TestJuiceFSNodeCacheLabels(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	nodes := []string{ns + "-n1", ns + "-n2", ns + "-n3"}

@@ -25,6 +25,7 @@ import (
 // other uninstalls the runtimes' releases or their workers; before, both
 // did.
 func TestAnOperationLeavesTheReleaseOfARuntimeOfItsName(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

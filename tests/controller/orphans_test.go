@@ -28,6 +28,7 @@ import (
 // Pod uses the Dataset any more, its PVC and PV. PodTemplates, PVs and
 // node labels that only look like Sluice's stay.
 func TestOrphansOfAStrippedRuntimeAreSwept(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

@@ -41,6 +41,7 @@ func waitCondition(t *testing.T, ns, name, typ, reason string) *metav1.Condition
 // Dataset (VolumeConflict, naming it) and survives the runtime's deletion;
 // it used to be adopted and then deleted with the runtime.
 func TestAForeignPVCIsNeitherAdoptedNorDeleted(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	theirs := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "imagenet"},
@@ -84,6 +85,7 @@ func TestAForeignPVCIsNeitherAdoptedNorDeleted(t *testing.T) {
 // and neither upgraded to the engine's chart nor uninstalled with the
 // runtime.
 func TestAForeignReleaseIsLeftAlone(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	hc, err := helm.NewClientForConfig(helm.NewDiscovery(env.Config), ns, func(string, ...any) {})
@@ -123,6 +125,7 @@ func TestAForeignReleaseIsLeftAlone(t *testing.T) {
 // serves never binds (DatasetBoundElsewhere), and deleting it leaves the
 // bound runtime's release, PVC and PV; it used to uninstall them.
 func TestARuntimeOfAnotherKindTakesNothingWithIt(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

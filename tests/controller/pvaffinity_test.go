@@ -27,6 +27,7 @@ import (
 // so after a selector change the PV is kept while a Pod uses the Dataset
 // (a Warning event says why), then replaced with its PVC.
 func TestPVNodeAffinityFollowsTheFuseNodeSelector(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	pvKey := types.NamespacedName{Name: pvName(ns, "imagenet")}

@@ -39,6 +39,7 @@ func namedNamespace(t *testing.T, name string) string {
 // runtime leaves the other's PV alone. (Before, the second reported
 // VolumeConflict on the first one's PV and never bound.)
 func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
+	t.Parallel()
 	p := "pv" + utilrand.String(6)
 	for strings.Contains(p, "-") {
 		p = "pv" + utilrand.String(6)
@@ -88,6 +89,7 @@ func TestDatasetsFluidsPVNameConfusesBothBind(t *testing.T) {
 // stays (a Normal event says why), then it is replaced by a PV of the new
 // name, bound to a new PVC.
 func TestAPVOfTheEarlierNameIsRenamedOnceUnused(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("imagenet", ns, testobj.WithMounts("juicefs:///imagenet"))

@@ -88,6 +88,7 @@ func thinCondition(ctx context.Context, key types.NamespacedName, typ string) *m
 // reference removes its PV, PVC, copy and the datasetRef entry, after
 // which the referenced Dataset's deletion goes on.
 func TestReferenceDatasetSharesTheReferencedCache(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	nsA, nsB := env.Namespace(t), env.Namespace(t)
@@ -172,6 +173,7 @@ func TestReferenceDatasetSharesTheReferencedCache(t *testing.T) {
 // dataset mounts it; the reference dataset becomes NotBound with a
 // condition naming it, and its own deletion is not held by it.
 func TestAReferenceOutlivesAForcedReferencedDataset(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	nsA, nsB := env.Namespace(t), env.Namespace(t)
@@ -221,6 +223,7 @@ func TestAReferenceOutlivesAForcedReferencedDataset(t *testing.T) {
 // JuiceFSRuntime of a reference dataset, each say so in a condition and
 // install nothing.
 func TestReferenceRuntimesRefuseWhatTheyCannotServe(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ns := env.Namespace(t)
@@ -261,6 +264,7 @@ func TestReferenceRuntimesRefuseWhatTheyCannotServe(t *testing.T) {
 // reference dataset and runtime are both gone is forgotten, and the
 // Dataset's deletion goes on.
 func TestAGoneReferenceHoldsNoDeletion(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -288,6 +292,7 @@ func TestAGoneReferenceHoldsNoDeletion(t *testing.T) {
 // engine's own ConfigMap, which the FUSE record mounts, is copied into the
 // reference dataset's namespace, owned by it, and follows its source.
 func TestAReferenceOfAnAlluxioDataset(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	nsA, nsB := env.Namespace(t), env.Namespace(t)

@@ -32,6 +32,7 @@ const forgedRepository = "registry.test/forged"
 // image, and the revision the rollback wrote is rendered afresh. Before,
 // Helm's rollback applied the stored manifest, the forged image with it.
 func TestARollbackAppliesNoForgedRecord(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

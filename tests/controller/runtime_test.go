@@ -53,6 +53,7 @@ func runtimeEvents(t *testing.T, ns, name string) string {
 // workers are ready, upgrades the release when the spec changes, and cleans
 // everything up on deletion.
 func TestJuiceFSRuntimeLifecycle(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	ds := testobj.Dataset("imagenet", ns, testobj.WithMounts("juicefs:///imagenet"))

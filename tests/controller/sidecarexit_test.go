@@ -18,6 +18,7 @@ import (
 // once its app containers have all terminated, not before; a Pod that
 // restarts its containers (restartPolicy Always) is never annotated.
 func TestContainerSidecarsOfEndedPodsAreToldToStop(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	newPod := func(name string, restart corev1.RestartPolicy) *corev1.Pod {

@@ -19,6 +19,7 @@ import (
 // NodePublishVolume reads it (as Fluid copies it); a runtime without the
 // annotation gets a PV without the attribute.
 func TestSkipCheckMountReadyTargetReachesThePV(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	for name, value := range map[string]string{"skipping": "MountPod", "checking": ""} {

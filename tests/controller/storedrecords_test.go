@@ -23,6 +23,7 @@ import (
 // not in the new manifest) and on uninstall. It survives both: the
 // controller drops what the guard refuses from the stored records first.
 func TestAForgedReleaseRecordReachesNoOtherNamespace(t *testing.T) {
+	t.Parallel()
 	ns, other := env.Namespace(t), env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

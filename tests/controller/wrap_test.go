@@ -20,6 +20,7 @@ import (
 // labels alone, and the mark goes when the Dataset is deleted (with its
 // runtime), while the PVC stays.
 func TestThinDatasetWrapsItsPVC(t *testing.T) {
+	t.Parallel()
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }

@@ -8,8 +8,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/controller/dataset"
 	"github.com/sluice-data/sluice/tests/support/testenv"
 	"github.com/sluice-data/sluice/tests/support/testobj"
 )
@@ -19,13 +21,26 @@ import (
 // are what the API server, etcd and every watcher pay for each Dataset,
 // and what decides how many Datasets a cluster binds per second. (The PV
 // and node labels are cluster-scoped and not counted here.)
+//
+// It stays serial (no t.Parallel): the budget is what one binding costs
+// on a controller with nothing else to do, and go test runs the serial
+// tests before the parallel ones.
 func TestBindingWriteBudget(t *testing.T) {
 	ns := env.Namespace(t)
 	ctx := testenv.Context(t)
 	key := func(name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
-	if err := env.Client.Create(ctx, testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))); err != nil {
+	ds := testobj.Dataset("logs", ns, testobj.WithMounts("juicefs:///logs"))
+	if err := env.Client.Create(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
+	// The runtime is created once the controller's cache holds the Dataset
+	// (its Dataset reconciler, which shares that cache, has added the
+	// finalizer): a runtime that arrives first has its Dataset read from
+	// the API server (getDataset), a GET that the informers' order, not
+	// the binding, costs.
+	eventually(t, 10*time.Second, "the Dataset has its finalizer", func() bool {
+		return env.Client.Get(ctx, key("logs"), ds) == nil && controllerutil.ContainsFinalizer(ds, dataset.Finalizer)
+	})
 	rt := testobj.JuiceFSRuntime("logs", ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache", "10Gi"))
 	if err := env.Client.Create(ctx, rt); err != nil {
 		t.Fatal(err)
