@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,27 @@ import (
 	"github.com/sluice-data/sluice/tests/support/simcluster"
 	"github.com/sluice-data/sluice/tests/support/testenv"
 )
+
+// envMu serialises withEnv: a process has one environment.
+var envMu sync.Mutex
+
+// withEnv runs f with env set in the process's environment and restores
+// what was there after. The components read their environment when their
+// command is built (the flags' defaults), so that is all f does: the
+// cluster tests run in parallel, where t.Setenv is refused.
+func withEnv(env map[string]string, f func()) {
+	envMu.Lock()
+	defer envMu.Unlock()
+	for k, v := range env {
+		if old, set := os.LookupEnv(k); set {
+			defer func() { _ = os.Setenv(k, old) }()
+		} else {
+			defer func() { _ = os.Unsetenv(k) }()
+		}
+		_ = os.Setenv(k, v)
+	}
+	f()
+}
 
 // runInstalled runs an installed component (Deployment name in ns)
 // in-process as its Pod would (kwok only pretends to run Pods): the
@@ -35,12 +58,12 @@ func runInstalled(ctx context.Context, t *testing.T, c *simcluster.Cluster, ns, 
 		t.Fatal(err)
 	}
 	ctr := dep.Spec.Template.Spec.Containers[0]
+	env := map[string]string{"POD_NAMESPACE": ns} // the Deployment's fieldRef
 	for _, e := range ctr.Env {
 		if strings.HasPrefix(e.Name, "SLUICE_") {
-			t.Setenv(e.Name, e.Value)
+			env[e.Name] = e.Value
 		}
 	}
-	t.Setenv("POD_NAMESPACE", ns) // the Deployment's fieldRef
 	var args []string
 	for _, a := range ctr.Args[1:] { // after the subcommand
 		if !strings.HasPrefix(a, "--zap-") { // the root command's logging flags
@@ -56,7 +79,8 @@ func runInstalled(ctx context.Context, t *testing.T, c *simcluster.Cluster, ns, 
 	}
 	logs := &testenv.LockedBuffer{}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
-	cmd := newCmd(cfg)
+	var cmd *cobra.Command
+	withEnv(env, func() { cmd = newCmd(cfg) })
 	cmd.SetArgs(args)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
