@@ -97,6 +97,9 @@ func StartWith(o Options) (*Env, error) {
 		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err == nil && len(o.WebhookPaths) > 0 {
+		err = stretchWebhookTimeouts(context.Background(), c)
+	}
 	if err != nil {
 		_ = e.Stop()
 		_ = os.RemoveAll(tmp)
