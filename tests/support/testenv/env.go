@@ -191,11 +191,13 @@ func (e *Env) Namespace(t *testing.T) string {
 	return ns.Name
 }
 
-// Context returns a context that ends with the test or after 30 seconds,
+// Context returns a context that ends with the test or after 30 seconds
+// (stretched under the race detector, as the waits inside the test are:
+// a test whose waits are stretched must not run out of context first),
 // whichever comes first.
 func Context(t testing.TB) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Stretch(30*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }
