@@ -195,7 +195,9 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 	resultModule.Rules[0].Body = body
 	modules["sluice:result"] = resultModule
 	var pq rego.PreparedEvalQuery
-	err = opalock.Do(func() error {
+	// A bundle load waiting for the lock goes first: builds queue up when
+	// many classes arrive at once, and the load serves every admission.
+	err = opalock.Background(func() error {
 		compiler := ast.NewCompiler().WithEnablePrintStatements(false)
 		if compiler.Compile(modules); compiler.Failed() {
 			return compiler.Errors
