@@ -40,10 +40,11 @@ var (
 	})
 
 	// SpecialisedQueries counts the queries built for input classes, by
-	// query and result (ok; error: the class uses the general query).
+	// query and result (ok; error: the class uses the general query;
+	// skipped: the bundle was replaced before the build ran).
 	SpecialisedQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_policy_specialised_queries_total",
-		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query).",
+		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query, skipped: the bundle was replaced before the build ran).",
 	}, []string{"query", "result"})
 
 	// ServingCertificateExpiry is when the certificate the server presents

@@ -43,7 +43,9 @@ func (e *Engine) Load(ctx context.Context, b *Bundle) error {
 		return err
 	}
 	c.generation = e.generation.Add(1)
-	e.active.Store(c)
+	if old := e.active.Swap(c); old != nil {
+		old.retire()
+	}
 	return nil
 }
 
