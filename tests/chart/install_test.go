@@ -67,7 +67,7 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 	removeCRDs(ctx, t, c.Client, "data.fluid.io")
 
 	t.Run("self-managed", func(t *testing.T) {
-		h := newHelm(t, c, "sluice-system")
+		h := newHelm(t, c.Kubeconfig, "sluice-system")
 		rel := h.install(ctx, t, nil)
 		checkObjects(ctx, t, c.Client, rel, true)
 		checkCRDsEstablished(ctx, t, c.Client)
@@ -82,7 +82,7 @@ func TestInstallIntoSimulatedCluster(t *testing.T) {
 	})
 	t.Run("cert-manager", func(t *testing.T) {
 		cm := startCertManager(t, c)
-		h := newHelm(t, c, "sluice-cm")
+		h := newHelm(t, c.Kubeconfig, "sluice-cm")
 		rel := h.install(ctx, t, parseValues(t, `certManager: {enabled: true}`))
 		checkObjects(ctx, t, c.Client, rel, true)
 		checkCertManagerAccess(ctx, t, c.Client, h.namespace)
@@ -98,10 +98,10 @@ type helmClient struct {
 	namespace string
 }
 
-func newHelm(t *testing.T, c *simcluster.Cluster, ns string) *helmClient {
+func newHelm(t *testing.T, kubeconfig string, ns string) *helmClient {
 	t.Helper()
 	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig, flags.Namespace = &c.Kubeconfig, &ns
+	flags.KubeConfig, flags.Namespace = &kubeconfig, &ns
 	cfg := &action.Configuration{}
 	// The release record in a Secret, as the Helm CLI keeps it (this also
 	// proves the record fits in one).

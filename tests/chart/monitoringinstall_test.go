@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/sluice-data/sluice/tests/support/simcluster"
 	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
@@ -33,42 +32,41 @@ func promOperatorCRDs(t *testing.T) string {
 	return path
 }
 
-// TestMonitoringInstallsIntoSimulatedCluster installs the chart with every
-// monitoring object on into a simulated cluster that serves
+// TestMonitoringInstallsThroughTheAPIServer installs the chart with every
+// monitoring object on through a real API server that serves
 // prometheus-operator's CRDs (their OpenAPI schemas and CEL rules, as
 // controller-gen generates them from the operator's API types): the API
 // server accepts the PodMonitors, ServiceMonitors, PrometheusRule, metrics
 // Services, the dashboard's ConfigMap and Prometheus's binding, and keeps
 // every field the chart wrote (none is pruned as unknown). A PodMonitor
-// the schema refuses is refused, so the CRDs do validate.
-func TestMonitoringInstallsIntoSimulatedCluster(t *testing.T) {
-	t.Parallel() // its own simulated cluster: runs beside the other cluster tests
+// the schema refuses is refused, so the CRDs do validate. The install does
+// not wait for the workloads (TestInstallIntoSimulatedCluster runs them on
+// a simulated cluster), so an API server alone serves it.
+func TestMonitoringInstallsThroughTheAPIServer(t *testing.T) {
+	t.Parallel() // its own API server: runs beside the cluster tests
 	if testing.Short() {
-		t.Skip("starts a simulated cluster")
+		t.Skip("starts an API server")
 	}
 	crds := promOperatorCRDs(t)
-	c, err := simcluster.Start()
+	env, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("cluster logs:\n%s", c.Logs(20))
-		}
-		if err := c.Stop(); err != nil {
-			t.Logf("stopping the cluster: %v", err)
+		if err := env.Stop(); err != nil {
+			t.Logf("stopping the API server: %v", err)
 		}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}); err != nil {
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{crds}, ErrorIfPathMissing: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "grafana"}}); err != nil {
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "grafana"}}); err != nil {
 		t.Fatal(err)
 	}
 
-	h := newHelm(t, c, "sluice-monitoring")
+	h := newHelm(t, env.Kubeconfig(t), "sluice-monitoring")
 	in := action.NewInstall(h.cfg)
 	in.ReleaseName, in.Namespace, in.CreateNamespace = releaseName, h.namespace, true
 	in.SkipCRDs = true // the control plane serves data.fluid.io already
@@ -86,7 +84,7 @@ func TestMonitoringInstallsIntoSimulatedCluster(t *testing.T) {
 		}
 		live := &unstructured.Unstructured{}
 		live.SetGroupVersionKind(o.GroupVersionKind())
-		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(o), live); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(o), live); err != nil {
 			t.Errorf("%s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 			continue
 		}
@@ -111,7 +109,7 @@ func TestMonitoringInstallsIntoSimulatedCluster(t *testing.T) {
 			"podMetricsEndpoints": []any{map[string]any{"port": "metrics", "scheme": "ftp"}},
 		},
 	}}
-	if err := c.Client.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "scheme") {
+	if err := env.Client.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "scheme") {
 		t.Errorf("a PodMonitor scraping ftp: %v, want the API server to refuse its scheme", err)
 	}
 }

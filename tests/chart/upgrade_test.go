@@ -57,7 +57,7 @@ func TestUpgradeFromPreviousChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	removeCRDs(ctx, t, c.Client, "data.fluid.io")
-	h := newHelm(t, c, "sluice-system")
+	h := newHelm(t, c.Kubeconfig, "sluice-system")
 
 	in := action.NewInstall(h.cfg)
 	in.ReleaseName, in.Namespace, in.CreateNamespace = releaseName, h.namespace, true
