@@ -40,11 +40,10 @@ var (
 	})
 
 	// SpecialisedQueries counts the queries built for input classes, by
-	// query and result (ok; error: the class uses the general query;
-	// skipped: the bundle was replaced before the build ran).
+	// query and result (ok; error: the class uses the general query).
 	SpecialisedQueries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_policy_specialised_queries_total",
-		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query, skipped: the bundle was replaced before the build ran).",
+		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query).",
 	}, []string{"query", "result"})
 
 	// ServingCertificateExpiry is when the certificate the server presents

@@ -199,16 +199,6 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	return rs[0].Expressions[0].Value.(ast.Value), nil
 }
 
-// retire tells the Specialisers of a replaced bundle to skip the builds
-// they have not started (specialise.Specialiser.Retire).
-func (c *Compiled) retire() {
-	for _, q := range c.queries {
-		if q.spec != nil {
-			q.spec.Retire()
-		}
-	}
-}
-
 // prepared is a query prepared for evaluation: the general query, and the
 // Specialiser of its residual, if it has one.
 type prepared struct {

@@ -43,9 +43,7 @@ func (e *Engine) Load(ctx context.Context, b *Bundle) error {
 		return err
 	}
 	c.generation = e.generation.Add(1)
-	if old := e.active.Swap(c); old != nil {
-		old.retire()
-	}
+	e.active.Store(c)
 	return nil
 }
 

@@ -2,10 +2,8 @@ package specialise
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -51,24 +49,7 @@ type Specialiser struct {
 
 	mu       sync.Mutex
 	variants map[classKey]*variant
-	// retired is set when the bundle is replaced (Retire): its builds not
-	// started yet are skipped.
-	retired atomic.Bool
 }
-
-// errRetired is the error of a build skipped because the bundle was
-// replaced before it ran.
-var errRetired = errors.New("the bundle was replaced before the build ran")
-
-// Retire says the Specialiser's bundle has been replaced: the builds
-// waiting for the OPA lock are skipped instead of compiling for a bundle
-// no admission will use (a reload waits for none of them, opalock), and
-// new classes are not built. The queries built stay usable by evaluations
-// still in flight; skipped classes use the general query.
-func (s *Specialiser) Retire() { s.retired.Store(true) }
-
-// Retired reports whether Retire was called.
-func (s *Specialiser) Retired() bool { return s.retired.Load() }
 
 // variant is the specialised query of one input class. It is built in the
 // background; until done is closed the class uses the general query.
@@ -161,17 +142,14 @@ func (s *Specialiser) variant(key classKey) *variant {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.variants[key]
-	if !ok && len(s.variants) < s.limit && !s.retired.Load() {
+	if !ok && len(s.variants) < s.limit {
 		v = &variant{done: make(chan struct{})}
 		s.variants[key] = v
 		go func() {
 			defer close(v.done)
 			v.pq, v.err = s.buildSafely(key)
 			result := "ok"
-			switch {
-			case errors.Is(v.err, errRetired):
-				result = "skipped"
-			case v.err != nil:
+			if v.err != nil {
 				result = "error"
 			}
 			metrics.SpecialisedQueries.WithLabelValues(s.name, result).Inc()
@@ -220,9 +198,6 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 	// A bundle load waiting for the lock goes first: builds queue up when
 	// many classes arrive at once, and the load serves every admission.
 	err = opalock.Background(func() error {
-		if s.retired.Load() {
-			return errRetired
-		}
 		compiler := ast.NewCompiler().WithEnablePrintStatements(false)
 		if compiler.Compile(modules); compiler.Failed() {
 			return compiler.Errors
