@@ -12,8 +12,8 @@ GOFLAGS    ?=
 # test binaries without DWARF (-w) and with Go's own linker: the standard
 # library's plugin package (imported through kustomize by Helm) would
 # otherwise send three of four binaries through gcc's external linker, a
-# third more CPU per link; nothing here loads a plugin. Stack traces are
-# unchanged.
+# fifth to a third more CPU per link (tests/webhookauth, three runs each);
+# nothing here loads a plugin. Stack traces are unchanged.
 TEST_FLAGS ?= -count=1 -timeout=30m -vet=off -ldflags="-w -linkmode=internal"
 # The garbage collector's target for make test's processes (the go
 # command, the linker, the test binaries and the API servers, etcd and
