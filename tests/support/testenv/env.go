@@ -29,7 +29,7 @@ type Env struct {
 	Scheme *k8sruntime.Scheme
 
 	env *envtest.Environment
-	tmp string // files the control plane reads, removed by Stop
+	tmp string // the control plane's files (etcd's data, configuration), removed by Stop
 }
 
 // RepoRoot is the root of the Sluice repository.
@@ -73,17 +73,19 @@ func StartWith(o Options) (*Env, error) {
 	scheme := sluicescheme.New()
 	e := &envtest.Environment{
 		BinaryAssetsDirectory: BinDir(),
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: o.WebhookPaths},
 	}
-	var tmp string
+	tmp, err := os.MkdirTemp("", "testenv-")
+	if err != nil {
+		return nil, err
+	}
+	seeded, err := seedEtcd(e, tmp)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
 	if o.WebhookClientCert != nil {
-		var err error
-		if tmp, err = os.MkdirTemp("", "testenv-admission-"); err != nil {
-			return nil, err
-		}
 		path, err := admissionConfig(tmp, *o.WebhookClientCert)
 		if err != nil {
 			_ = os.RemoveAll(tmp)
@@ -96,7 +98,13 @@ func StartWith(o Options) (*Env, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, fmt.Errorf("starting kube-apiserver and etcd: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if seeded != nil {
+		err = envtest.WaitForCRDs(cfg, seeded, envtest.CRDInstallOptions{PollInterval: 50 * time.Millisecond, MaxTime: Stretch(30 * time.Second)})
+	}
+	var c client.Client
+	if err == nil {
+		c, err = client.New(cfg, client.Options{Scheme: scheme})
+	}
 	if err == nil && len(o.WebhookPaths) > 0 {
 		err = stretchWebhookTimeouts(context.Background(), c)
 	}
