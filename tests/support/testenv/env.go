@@ -80,11 +80,7 @@ func StartWith(o Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	seeded, err := seedEtcd(e, tmp)
-	if err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, err
-	}
+	seeded := seedEtcd(e, tmp)
 	if o.WebhookClientCert != nil {
 		path, err := admissionConfig(tmp, *o.WebhookClientCert)
 		if err != nil {

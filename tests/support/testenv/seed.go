@@ -96,39 +96,50 @@ type servedCRD struct {
 	Versions []string `json:"versions"`
 }
 
-// seed returns the directory of the current seed, building it when there
-// is none (one process builds it; the others wait on a lock), and the
-// CRDs it serves.
-func seed() (string, []*apiextensionsv1.CustomResourceDefinition, error) {
+// copyCurrentSeed copies the current seed's etcd data directory to data,
+// building the seed first when there is none, and returns the CRDs it
+// serves. Copies hold a shared lock on the seeds, and building a seed
+// (with pruning the older ones) an exclusive one: one process builds while
+// the others wait, and no seed is pruned while another process, testing
+// another checkout, copies it.
+func copyCurrentSeed(data string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	root, err := seedsDir()
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	key, err := seedKey(crdDir(), BinDir())
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	dir := filepath.Join(root, key)
-	if crds, err := readServed(dir); err == nil {
-		return dir, crds, nil
-	}
-	unlock, err := lock(filepath.Join(root, ".lock"))
+	dir, lockPath := filepath.Join(root, key), filepath.Join(root, ".lock")
+	unlock, err := lock(lockPath, syscall.LOCK_SH)
 	if err != nil {
-		return "", nil, err
+		return nil, err
+	}
+	crds, err := readServed(dir)
+	if err == nil {
+		err = copySeed(dir, data)
+		unlock()
+		return crds, err
+	}
+	unlock()
+	if unlock, err = lock(lockPath, syscall.LOCK_EX); err != nil {
+		return nil, err
 	}
 	defer unlock()
-	if crds, err := readServed(dir); err == nil { // built while we waited
-		return dir, crds, nil
+	if crds, err = readServed(dir); err != nil { // else built while we waited
+		if err := buildSeed(root, dir); err != nil {
+			return nil, fmt.Errorf("building the seed %s: %w", dir, err)
+		}
+		pruneSeeds(root, key)
+		if crds, err = readServed(dir); err != nil {
+			return nil, err
+		}
 	}
-	if err := buildSeed(root, dir); err != nil {
-		return "", nil, fmt.Errorf("building the control plane's seed in %s: %w", dir, err)
-	}
-	pruneSeeds(root, key)
-	crds, err := readServed(dir)
-	return dir, crds, err
+	return crds, copySeed(dir, data)
 }
 
 // buildSeed starts a control plane on a new etcd data directory, installs
@@ -209,13 +220,14 @@ func pruneSeeds(root, key string) {
 	}
 }
 
-// lock takes an exclusive lock on path, waiting for it.
-func lock(path string) (func(), error) {
+// lock takes a lock on path (how: syscall.LOCK_SH or LOCK_EX), waiting
+// for it.
+func lock(path string, how int) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -292,24 +304,17 @@ func copySparse(from, to string, mode fs.FileMode) error {
 // returns the CRDs the seed serves, for the caller to wait for. With
 // $SLUICE_TESTENV_NO_SEED set, or when there is no seed to be had (said
 // on stderr), it has e install the CRDs itself and returns nil.
-func seedEtcd(e *envtest.Environment, dir string) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	install := func() {
-		e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing = []string{crdDir()}, true
-	}
-	if os.Getenv(noSeedEnv) != "" {
-		install()
-		return nil, nil
-	}
-	seedDir, crds, err := seed()
-	if err != nil {
+func seedEtcd(e *envtest.Environment, dir string) []*apiextensionsv1.CustomResourceDefinition {
+	if os.Getenv(noSeedEnv) == "" {
+		data := filepath.Join(dir, "etcd")
+		crds, err := copyCurrentSeed(data)
+		if err == nil {
+			e.ControlPlane.Etcd = &envtest.Etcd{DataDir: data}
+			return crds
+		}
+		_ = os.RemoveAll(data)
 		fmt.Fprintf(os.Stderr, "testenv: no seed, installing the CRDs on this start: %v\n", err)
-		install()
-		return nil, nil
 	}
-	data := filepath.Join(dir, "etcd")
-	if err := copySeed(seedDir, data); err != nil {
-		return nil, fmt.Errorf("copying the control plane's seed %s: %w", seedDir, err)
-	}
-	e.ControlPlane.Etcd = &envtest.Etcd{DataDir: data}
-	return crds, nil
+	e.CRDDirectoryPaths, e.ErrorIfCRDPathMissing = []string{crdDir()}, true
+	return nil
 }

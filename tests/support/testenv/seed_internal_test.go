@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -80,5 +82,62 @@ func TestCopySparseKeepsEveryByte(t *testing.T) {
 	}
 	if !bytes.Equal(got, content) {
 		t.Errorf("the copy differs: %d bytes, want %d", len(got), len(content))
+	}
+}
+
+// A seed being copied (shared lock held) is not pruned: the exclusive lock
+// that building and pruning take waits for the copy.
+func TestBuildingWaitsForCopies(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".lock")
+	unlockCopy, err := lock(path, syscall.LOCK_SH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockOther, err := lock(path, syscall.LOCK_SH) // copies do not wait for each other
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockOther()
+	built := make(chan struct{})
+	go func() {
+		unlock, err := lock(path, syscall.LOCK_EX)
+		if err != nil {
+			t.Error(err)
+		}
+		close(built)
+		unlock()
+	}()
+	select {
+	case <-built:
+		t.Fatal("the exclusive lock was taken while a copy held the shared one")
+	case <-time.After(200 * time.Millisecond):
+	}
+	unlockCopy()
+	select {
+	case <-built:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the exclusive lock was not taken after the copy ended")
+	}
+}
+
+// Pruning keeps the current seed and what is being built (dot names).
+func TestPruneKeepsTheCurrentSeed(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"current", "older", ".building-1"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pruneSeeds(root, "current")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != ".building-1 current" {
+		t.Errorf("left %q, want .building-1 and current", left)
 	}
 }
