@@ -283,9 +283,10 @@ bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency aga
 	$(GO) test -run '^$$' -bench . -benchtime=20x ./tests/datapath | tee $(BENCH_OUT)/datapath.txt
 
 .PHONY: bench-scale
-bench-scale: build sim-binaries ## Datasets to Bound and its floor at 5,000 Datasets (make bench runs 100 to 2,000), output in BENCH_OUT/scale-5000.txt.
+bench-scale: build sim-binaries ## Datasets to Bound and its floor at 5,000 Datasets (make bench runs 100 to 2,000), and 1,000 queued DataLoads (make bench runs 200); output in BENCH_OUT/scale-5000.txt and queued-1000.txt.
 	mkdir -p $(BENCH_OUT)
 	SLUICE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench '^Benchmark(DatasetsToBound|FloorObjectsToBound)$$/^datasets=5000$$' -benchtime=1x -timeout=120m ./tests/scale | tee $(BENCH_OUT)/scale-5000.txt
+	SLUICE_BENCH_LARGE=1 $(GO) test -run '^$$' -bench '^BenchmarkQueuedDataLoads$$/^dataloads=1000' -benchtime=1x -timeout=60m ./tests/scale | tee $(BENCH_OUT)/queued-1000.txt
 
 .PHONY: bench-plots
 bench-plots: ## Draw docs/bench/*.svg and docs/bench/scale.md from the benchmark output in BENCH_DATA (docs/bench/*.txt, the runs docs/benchmarks.md cites; BENCH_DATA=bench-out draws the last make bench).

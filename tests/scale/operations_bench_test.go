@@ -64,7 +64,15 @@ type loadMeasures struct {
 }
 
 func loadAll(b *testing.B, n int) loadMeasures {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	return runLoads(b, n, func(ctx context.Context, c client.Client, ns string) error { return applyWithLoads(ctx, c, ns, n) }, nil)
+}
+
+// runLoads runs apply on a fresh simulated cluster with the controller,
+// waits until the n DataLoads it created are Complete and returns the
+// run's figures; check, if given, then judges the completed DataLoads.
+func runLoads(b *testing.B, n int, apply func(context.Context, client.Client, string) error,
+	check func([]datav1alpha1.DataLoad) error) loadMeasures {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(n)*600*time.Millisecond)
 	defer cancel()
 	r := startRun(ctx, b, 50, "juicefsruntime", "dataload")
 	defer r.stop()
@@ -79,10 +87,11 @@ func loadAll(b *testing.B, n int) loadMeasures {
 
 	b.ResetTimer()
 	start := time.Now()
-	if err := applyWithLoads(ctx, r.client, r.ns, n); err != nil {
+	if err := apply(ctx, r.client, r.ns); err != nil {
 		b.Fatal(err)
 	}
 	complete := 0
+	var loads []datav1alpha1.DataLoad
 	err = wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
 		if err := r.cluster.Check(); err != nil {
 			return false, err
@@ -104,6 +113,7 @@ func loadAll(b *testing.B, n int) loadMeasures {
 				return false, fmt.Errorf("DataLoad %s failed: %+v", dl.Name, c)
 			}
 		}
+		loads = list.Items
 		return complete == n, nil
 	})
 	elapsed := time.Since(start)
@@ -112,6 +122,11 @@ func loadAll(b *testing.B, n int) loadMeasures {
 		b.Log(stages(context.Background(), r.client, r.ns, start))
 		b.Log(loadStages(context.Background(), r.client, r.ns, start))
 		b.Fatalf("%d of %d DataLoads Complete after %s: %v", complete, n, elapsed.Round(time.Millisecond), err)
+	}
+	if check != nil {
+		if err := check(loads); err != nil {
+			b.Fatal(err)
+		}
 	}
 	m := loadMeasures{elapsed: elapsed, peakRSS: r.ctrl.PeakRSS()}
 	requestsAfter, err := controllerRequests(ctx, r.metrics)
