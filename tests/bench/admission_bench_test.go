@@ -25,10 +25,11 @@ import (
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
-const (
-	benchNamespace = "bench"
-	benchDatasets  = 1000
-)
+const benchNamespace = "bench"
+
+// benchDatasets is how many Bound datasets setup seeds:
+// SLUICE_BENCH_DATASETS, default 1,000.
+var benchDatasets = envCount("SLUICE_BENCH_DATASETS", 1000)
 
 var (
 	setupOnce sync.Once
@@ -38,8 +39,8 @@ var (
 	engine    *policy.Engine
 )
 
-// setup seeds 1,000 Bound datasets (Dataset, JuiceFSRuntime, PVC, PV, FUSE
-// DaemonSet each) into the real API server, syncs the webhook's informer
+// setup seeds benchDatasets Bound datasets (Dataset, JuiceFSRuntime, PVC,
+// PV, FUSE DaemonSet each) into the real API server, syncs the webhook's informer
 // caches from it, and builds the webhook's handler with the default policies.
 func setup(b *testing.B) (client.Reader, *policy.Engine) {
 	b.Helper()

@@ -23,7 +23,9 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/controller"
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook"
+	"github.com/sluice-data/sluice/webhook/policy"
 )
 
 // A cache's memory as the controller's or webhook's process sees it: the
@@ -43,17 +45,45 @@ const (
 	childKubeconfig = "SLUICE_BENCH_CHILD_KUBECONFIG"
 )
 
-// shapes are the caches a child can hold: the informer it syncs and the
-// options it syncs it with.
-var shapes = map[string]func() (cache.Options, client.Object){
-	"controller-pods": func() (cache.Options, client.Object) { return controller.CacheOptions(), &corev1.Pod{} },
-	"webhook-claims": func() (cache.Options, client.Object) {
-		return webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace), &corev1.PersistentVolumeClaim{}
+// shape is a cache a child can hold: the informers it syncs, the options
+// it syncs them with, and what else the process holds beside them (nil:
+// nothing).
+type shape struct {
+	opts  cache.Options
+	kinds []client.Object
+	also  func(context.Context) (any, error)
+}
+
+// shapes are the caches a child can hold.
+var shapes = map[string]func() shape{
+	"controller-pods": func() shape {
+		return shape{opts: controller.CacheOptions(), kinds: []client.Object{&corev1.Pod{}}}
+	},
+	"webhook-claims": func() shape {
+		return shape{opts: webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace),
+			kinds: []client.Object{&corev1.PersistentVolumeClaim{}}}
+	},
+	// Every informer the webhook's pipelines read, as it syncs them, and
+	// the default policies compiled as the webhook compiles them.
+	"webhook-informed": func() shape {
+		return shape{opts: webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace),
+			kinds: webhook.Informed(), also: compiledDefaults}
 	},
 }
 
+// compiledDefaults compiles the default policies into an engine, as the
+// webhook does.
+func compiledDefaults(ctx context.Context) (any, error) {
+	bundle, err := policy.DefaultBundle()
+	if err != nil {
+		return nil, err
+	}
+	e := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery).Specialising(false)
+	return e, e.Load(ctx, bundle)
+}
+
 // processRSS reports the RSS of a process holding the cache of shape.
-func processRSS(b *testing.B, shape string) {
+func processRSS(b *testing.B, name string) {
 	b.Helper()
 	dir := b.TempDir()
 	kubeconfig, err := env.WriteKubeconfig(dir)
@@ -61,7 +91,7 @@ func processRSS(b *testing.B, shape string) {
 		b.Fatal(err)
 	}
 	cmd := exec.CommandContext(benchCtx, os.Args[0], "-test.run=^TestCacheProcess$", "-test.v")
-	cmd.Env = append(os.Environ(), childShape+"="+shape, childKubeconfig+"="+kubeconfig, "GOGC="+strconv.Itoa(webhook.DefaultGCPercent))
+	cmd.Env = append(os.Environ(), childShape+"="+name, childKubeconfig+"="+kubeconfig, "GOGC="+strconv.Itoa(webhook.DefaultGCPercent))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("the cache process failed: %v\n%s", err, out)
@@ -83,24 +113,26 @@ func processRSS(b *testing.B, shape string) {
 	b.ReportMetric(float64(figures["heap-bytes"])/(1<<20), "process-heap-MiB")
 	b.ReportMetric(float64(figures["live-bytes"])/(1<<20), "process-live-MiB")
 	b.ReportMetric(float64(figures["transforms"])/float64(figures["objects"]), "transforms/object")
+	b.ReportMetric(float64(figures["objects"]), "objects")
 }
 
 // TestCacheProcess is the child of processRSS; it does nothing unless run
 // by it.
 func TestCacheProcess(t *testing.T) {
-	shape, kubeconfig := os.Getenv(childShape), os.Getenv(childKubeconfig)
-	if shape == "" {
+	name, kubeconfig := os.Getenv(childShape), os.Getenv(childKubeconfig)
+	if name == "" {
 		t.Skip("run by the cache-memory benchmarks only")
 	}
-	newShape, ok := shapes[shape]
+	newShape, ok := shapes[name]
 	if !ok {
-		t.Fatalf("no cache shape %q", shape)
+		t.Fatalf("no cache shape %q", name)
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, kind := newShape()
+	sh := newShape()
+	opts, kinds := sh.opts, sh.kinds
 	opts.Scheme = sluicescheme.New()
 	var transforms atomic.Int64
 	if t := opts.DefaultTransform; t != nil {
@@ -119,20 +151,38 @@ func TestCacheProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	go func() { _ = c.Start(ctx) }()
-	inf, err := c.GetInformer(ctx, kind)
-	if err != nil {
-		t.Fatal(err)
+	var stores []toolscache.Store
+	for _, kind := range kinds {
+		inf, err := c.GetInformer(ctx, kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Informers restricted to namespaces (the webhook's policy
+		// ConfigMaps and FUSE records, a few objects) have no one store;
+		// they are not counted.
+		if st, ok := inf.(interface{ GetStore() toolscache.Store }); ok {
+			stores = append(stores, st.GetStore())
+		}
 	}
 	if !c.WaitForCacheSync(ctx) {
 		t.Fatal("the cache did not sync")
 	}
-	objects := len(inf.(interface{ GetStore() toolscache.Store }).GetStore().ListKeys())
+	objects := 0
+	for _, s := range stores {
+		objects += len(s.ListKeys())
+	}
+	var also any
+	if sh.also != nil {
+		if also, err = sh.also(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	runtime.GC()
 	debug.FreeOSMemory()
 	inUse, live := heapInUse()
 	fmt.Printf("rss-bytes %d\nheap-bytes %d\nlive-bytes %d\ntransforms %d\nobjects %d\n", rssBytes(), inUse, live, transforms.Load(), objects)
 	if dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR"); dir != "" {
-		f, err := os.Create(filepath.Join(dir, shape+".heap.pprof"))
+		f, err := os.Create(filepath.Join(dir, name+".heap.pprof"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,4 +192,5 @@ func TestCacheProcess(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(c)
+	runtime.KeepAlive(also)
 }
