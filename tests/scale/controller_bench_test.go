@@ -245,19 +245,34 @@ func (r *run) stop() {
 // apply creates n Datasets with one-worker JuiceFS runtimes (Shared
 // placement, so several share a node) from a few goroutines.
 func apply(ctx context.Context, c client.Client, ns string, n int) error {
+	return createEach(ctx, c, n, func(i int) []client.Object { return sharedJuiceFS(ns, i) })
+}
+
+// sharedJuiceFS is the i-th Dataset of a run, ds-NNNN, and its one-worker
+// JuiceFSRuntime (Shared placement).
+func sharedJuiceFS(ns string, i int) []client.Object {
+	name := datasetName(i)
+	ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
+	ds.Spec.Placement = datav1alpha1.ShareMode
+	return []client.Object{ds, testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))}
+}
+
+func datasetName(i int) string { return fmt.Sprintf("ds-%04d", i) }
+
+// createEach creates objects(i), in order, for every i below n, from
+// eight goroutines; the objects of an i after one that failed are not
+// created. It returns one of the errors.
+func createEach(ctx context.Context, c client.Client, n int, objects func(i int) []client.Object) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	next := make(chan int)
 	for range 8 {
 		wg.Go(func() {
 			for i := range next {
-				name := fmt.Sprintf("ds-%04d", i)
-				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
-				ds.Spec.Placement = datav1alpha1.ShareMode
-				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))
-				for _, obj := range []client.Object{ds, rt} {
+				for _, obj := range objects(i) {
 					if err := c.Create(ctx, obj); err != nil {
 						errs <- err
+						break
 					}
 				}
 			}

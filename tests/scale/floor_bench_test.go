@@ -72,7 +72,7 @@ func floorAll(b *testing.B, n int) (time.Duration, requestCounts) {
 	defer r.stop()
 	items := make([]*floorDataset, n)
 	for i := range items {
-		fd, err := renderFloorDataset(fmt.Sprintf("ds-%04d", i), r.ns)
+		fd, err := renderFloorDataset(datasetName(i), r.ns)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -152,33 +151,9 @@ func runLoads(b *testing.B, n int, apply func(context.Context, client.Client, st
 // applyWithLoads creates n Datasets with one-worker JuiceFS runtimes
 // (Shared placement) and a DataLoad of each, from a few goroutines.
 func applyWithLoads(ctx context.Context, c client.Client, ns string, n int) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	next := make(chan int)
-	for range 8 {
-		wg.Go(func() {
-			for i := range next {
-				name := fmt.Sprintf("ds-%04d", i)
-				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
-				ds.Spec.Placement = datav1alpha1.ShareMode
-				rt := testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))
-				dl := testobj.DataLoad(name, ns, name)
-				for _, obj := range []client.Object{ds, rt, dl} {
-					if err := c.Create(ctx, obj); err != nil {
-						errs <- err
-						break
-					}
-				}
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return createEach(ctx, c, n, func(i int) []client.Object {
+		return append(sharedJuiceFS(ns, i), testobj.DataLoad(datasetName(i), ns, datasetName(i)))
+	})
 }
 
 // requestCounts are request counters by label value (a method or a verb),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,40 +53,18 @@ func BenchmarkQueuedDataLoads(b *testing.B) {
 // runAfter, from a few goroutines; the DataLoads of a chain are created
 // last first, so that each waits for a predecessor not yet created too.
 func applyChains(ctx context.Context, c client.Client, ns string, datasets, perDataset int) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, datasets)
-	next := make(chan int)
-	for range 8 {
-		wg.Go(func() {
-			for i := range next {
-				name := fmt.Sprintf("ds-%04d", i)
-				ds := testobj.Dataset(name, ns, testobj.WithMounts("juicefs:///"+name))
-				ds.Spec.Placement = datav1alpha1.ShareMode
-				objs := []client.Object{ds, testobj.JuiceFSRuntime(name, ns, 1, testobj.Level(datav1alpha1.SSD, "/mnt/cache/"+name, "10Gi"))}
-				for j := perDataset - 1; j >= 0; j-- {
-					dl := testobj.DataLoad(chainLink(name, j), ns, name)
-					if j > 0 {
-						dl.Spec.RunAfter = &datav1alpha1.OperationRef{ObjectRef: datav1alpha1.ObjectRef{
-							Kind: datav1alpha1.DataLoadKind, Name: chainLink(name, j-1)}}
-					}
-					objs = append(objs, dl)
-				}
-				for _, obj := range objs {
-					if err := c.Create(ctx, obj); err != nil {
-						errs <- err
-						break
-					}
-				}
+	return createEach(ctx, c, datasets, func(i int) []client.Object {
+		objs, name := sharedJuiceFS(ns, i), datasetName(i)
+		for j := perDataset - 1; j >= 0; j-- {
+			dl := testobj.DataLoad(chainLink(name, j), ns, name)
+			if j > 0 {
+				dl.Spec.RunAfter = &datav1alpha1.OperationRef{ObjectRef: datav1alpha1.ObjectRef{
+					Kind: datav1alpha1.DataLoadKind, Name: chainLink(name, j-1)}}
 			}
-		})
-	}
-	for i := range datasets {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	close(errs)
-	return <-errs
+			objs = append(objs, dl)
+		}
+		return objs
+	})
 }
 
 func chainLink(dataset string, j int) string { return fmt.Sprintf("%s-load-%02d", dataset, j) }

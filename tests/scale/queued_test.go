@@ -1,7 +1,6 @@
 package scale_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ func TestChainsHeldJudgesEveryLink(t *testing.T) {
 	chains := func(started func(dataset, j int) int) []datav1alpha1.DataLoad {
 		var loads []datav1alpha1.DataLoad
 		for d := range queuedDatasets {
-			name := fmt.Sprintf("ds-%04d", d)
+			name := datasetName(d)
 			for j := range 3 {
 				dl := testobj.DataLoad(chainLink(name, j), "ns", name)
 				if j > 0 {

@@ -249,7 +249,7 @@ func playWorkloads(ctx context.Context, c client.Client, ns string, n, port int)
 		for range 8 {
 			wg.Go(func() {
 				for i := range next {
-					ok, err := playOne(ctx, c, ns, fmt.Sprintf("ds-%04d", i), port)
+					ok, err := playOne(ctx, c, ns, datasetName(i), port)
 					if err != nil {
 						errs <- err
 					}
