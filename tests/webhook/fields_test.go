@@ -94,8 +94,17 @@ func TestEngineFieldAdmission(t *testing.T) {
 	if err := c.Create(ctxT(t), testobj.JuiceFSRuntime("jfs", ns, 1, testobj.Level(datav1alpha1.Memory, "/dev/shm", "1Gi"))); err != nil {
 		t.Fatal(err)
 	}
+	// The webhook reads the runtime from its cache, which sees it a moment
+	// after the create: probe with dry runs until it judges by JuiceFS's
+	// table (a Dataset created before its runtime is admitted, and the
+	// engine refuses the field at reconcile), then create for real.
 	two := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a", "juicefs:///b"))
-	if err := c.Create(ctxT(t), two); err == nil || !strings.Contains(err.Error(), "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume") {
+	const twoMounts = "spec.mounts[1]: Sluice's JuiceFS engine mounts one JuiceFS volume"
+	waitFor(t, 5*time.Second, "the webhook to judge the Dataset by its JuiceFSRuntime", func() bool {
+		err := c.Create(ctxT(t), two.DeepCopy(), client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), twoMounts)
+	})
+	if err := c.Create(ctxT(t), two); err == nil || !strings.Contains(err.Error(), twoMounts) {
 		t.Fatalf("a JuiceFS Dataset of two mounts: %v, want denied naming spec.mounts[1]", err)
 	}
 	jfsOwned := testobj.Dataset("jfs", ns, testobj.WithMounts("juicefs:///a"))
