@@ -49,6 +49,15 @@ func TestDeletionOfARuntimeOverBudgetDoesNotWedge(t *testing.T) {
 	if err := env.Client.Create(ctxT(t), over, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "namespace-cache-budget") {
 		t.Fatalf("the budget is not enforced, so the test proves nothing: %v", err)
 	}
+	// The webhook judges a /scale on the runtime as its cache stores it
+	// (it reads the stored runtime there to apply the Scale to), and the
+	// cache sees the runtime a moment after its create: probe with dry
+	// runs until the scale is judged by the budget, then scale for real.
+	waitFor(t, 5*time.Second, "the webhook to judge the runtime's /scale by the budget", func() bool {
+		probe := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 4}}
+		err := env.Client.SubResource("scale").Update(ctxT(t), rt.DeepCopy(), client.WithSubResourceBody(probe), client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), "namespace-cache-budget")
+	})
 	scale := &autoscalingv1.Scale{Spec: autoscalingv1.ScaleSpec{Replicas: 4}}
 	if err := env.Client.SubResource("scale").Update(ctxT(t), rt, client.WithSubResourceBody(scale)); err == nil ||
 		!strings.Contains(err.Error(), "namespace-cache-budget") {

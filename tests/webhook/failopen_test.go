@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,6 +51,15 @@ func TestEvaluationErrorsFailOpenOnlyForPodsThatDidNotAsk(t *testing.T) {
 
 	asked := datasetPod("reader", map[string]string{datav1alpha1.LabelServerlessInject: "true"}, "imagenet")
 	asked.Namespace = ns
+	// Until the webhook's cache shows the dataset PVC seeded above (the
+	// policy's load, waited for, does not imply it), it refuses a Pod that
+	// asked for injection for that reason (an internal error too, asking
+	// for a retry): probe with dry runs until it is refused for the
+	// policy's failure, then check the refusal.
+	waitFor(t, 5*time.Second, "the webhook to judge the Pod by the failing policy", func() bool {
+		err := env.Client.Create(ctxT(t), asked.DeepCopy(), client.DryRunAll)
+		return apierrors.IsInternalError(err) && strings.Contains(err.Error(), "to_number")
+	})
 	if err := c.Create(ctxT(t), asked, client.DryRunAll); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "to_number") {
 		t.Fatalf("a Pod that asked for injection while a policy fails at evaluation: %v, want refused (internal error naming the builtin)", err)
 	}

@@ -77,11 +77,22 @@ func TestOperationAdmission(t *testing.T) {
 		t.Fatalf("a runAfter cycle: %v", err)
 	}
 
+	// The engine comes from the Dataset's status.runtimes as the webhook's
+	// cache holds the Dataset; the waits above were for other objects and
+	// do not show that the cache has seedDataset's status write. Probe
+	// with dry runs, whose warnings are collected apart, until the webhook
+	// warns, then create for real.
 	backup := &datav1alpha1.DataBackup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"}, Spec: datav1alpha1.DataBackupSpec{Dataset: "imagenet"}}
+	cannotRun := "dataset " + ns + "/imagenet: the juicefs engine cannot run a DataBackup; the operation will fail (engines that can: alluxio)"
+	probe, probeWarned := warnedClient(t)
+	waitFor(t, 5*time.Second, "the webhook to judge the DataBackup by its Dataset's engine", func() bool {
+		probeWarned.Reset()
+		return probe.Create(ctxT(t), backup.DeepCopy(), client.DryRunAll) == nil && strings.Contains(probeWarned.String(), cannotRun)
+	})
 	if err := c.Create(ctxT(t), backup); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warned.String(), "dataset "+ns+"/imagenet: the juicefs engine cannot run a DataBackup; the operation will fail (engines that can: alluxio)") {
+	if !strings.Contains(warned.String(), cannotRun) {
 		t.Fatalf("warnings: %s", warned)
 	}
 }

@@ -190,9 +190,17 @@ func TestValidatingRules(t *testing.T) {
 		})
 	}
 
-	// A second runtime kind with the same name as an existing one.
+	// A second runtime kind with the same name as an existing one. The
+	// webhook reads the AlluxioRuntime "ok" (created by the first case)
+	// from its cache, which sees it a moment after the create: probe with
+	// dry runs until it judges by it, then create for real.
 	jfs := testobj.JuiceFSRuntime("ok", ns, 1, mem("1Gi"))
-	if err := env.Client.Create(ctxT(t), jfs); err == nil || !strings.Contains(err.Error(), `AlluxioRuntime named "ok" already exists`) {
+	const conflict = `AlluxioRuntime named "ok" already exists`
+	waitFor(t, 5*time.Second, "the webhook to judge the JuiceFSRuntime by the AlluxioRuntime of its name", func() bool {
+		err := env.Client.Create(ctxT(t), jfs.DeepCopy(), client.DryRunAll)
+		return err != nil && strings.Contains(err.Error(), conflict)
+	})
+	if err := env.Client.Create(ctxT(t), jfs); err == nil || !strings.Contains(err.Error(), conflict) {
 		t.Fatalf("want runtime-name-conflict, got %v", err)
 	}
 }

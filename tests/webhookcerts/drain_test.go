@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -45,6 +46,7 @@ func TestServesWhileDrainingAfterSIGTERM(t *testing.T) {
 	waitReady(t, r)
 	podNS := env.Namespace(t)
 	seedDataset(t, podNS, "imagenet")
+	waitMutates(t, labelledPod(podNS, "before", "imagenet"), r)
 	if closed := review(t, r, labelledPod(podNS, "before", "imagenet")); closed {
 		t.Fatal("before SIGTERM the replica answered with Connection: close")
 	}
@@ -83,9 +85,24 @@ func TestServesWhileDrainingAfterSIGTERM(t *testing.T) {
 // asked to close the connection.
 func review(t *testing.T, r *replica, pod *corev1.Pod) (closed bool) {
 	t.Helper()
-	raw, err := json.Marshal(pod)
+	resp, closed, err := postReview(r, pod)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if resp == nil || !resp.Allowed || len(resp.Patch) == 0 {
+		t.Fatalf("replica %s did not mutate the Pod: %+v", r.name, resp)
+	}
+	return closed
+}
+
+// postReview posts an AdmissionReview of pod's creation to the replica's
+// mutating webhook and returns its answer, and whether the replica asked
+// to close the connection. The review stores nothing: a probe may repeat
+// it.
+func postReview(r *replica, pod *corev1.Pod) (*admissionv1.AdmissionResponse, bool, error) {
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		return nil, false, err
 	}
 	in := admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
@@ -98,22 +115,48 @@ func review(t *testing.T, r *replica, pod *corev1.Pod) (closed bool) {
 	}
 	body, err := json.Marshal(in)
 	if err != nil {
-		t.Fatal(err)
+		return nil, false, err
 	}
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the webhook's answer is what is tested, not its certificate
 	}}
+	defer c.CloseIdleConnections()
 	resp, err := c.Post("https://"+r.addr+mutating.Path, "application/json", bytes.NewReader(body))
 	if err != nil {
-		t.Fatalf("posting a review to replica %s: %v", r.name, err)
+		return nil, false, fmt.Errorf("posting a review to replica %s: %w", r.name, err)
 	}
 	defer resp.Body.Close()
 	out := admissionv1.AdmissionReview{}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("replica %s answered %s: %v", r.name, resp.Status, err)
+		return nil, resp.Close, fmt.Errorf("replica %s answered %s: %w", r.name, resp.Status, err)
 	}
-	if out.Response == nil || !out.Response.Allowed || len(out.Response.Patch) == 0 {
-		t.Fatalf("replica %s did not mutate the Pod: %+v", r.name, out.Response)
+	return out.Response, resp.Close, nil
+}
+
+// waitMutates waits until each replica mutates pod, a labelled Pod of a
+// Dataset seeded a moment ago: a replica reads the Dataset's objects from
+// its cache, which sees them a moment after they are stored, and until it
+// shows the new PVC it refuses the Pod asking for a retry
+// (webhook/snapshot cacheLag). Each replica is asked directly, with a
+// review that stores nothing, since the Pods that follow may reach any of
+// them.
+func waitMutates(t *testing.T, pod *corev1.Pod, rs ...*replica) {
+	t.Helper()
+	for _, r := range rs {
+		waitFor(t, testenv.Stretch(10*time.Second), "replica "+r.name+" to mutate a Pod of the Dataset seeded", func() error {
+			if err := r.exited(); err != nil {
+				return err
+			}
+			resp, _, err := postReview(r, pod)
+			switch {
+			case err != nil:
+				return err
+			case resp == nil:
+				return errors.New("an answer without a response")
+			case !resp.Allowed || len(resp.Patch) == 0:
+				return fmt.Errorf("allowed %v, %d bytes of patch: %+v", resp.Allowed, len(resp.Patch), resp.Result)
+			}
+			return nil
+		})
 	}
-	return resp.Close
 }

@@ -57,6 +57,9 @@ func TestRollingRestartUnderLoad(t *testing.T) {
 	waitReady(t, a, b)
 	podNS := env.Namespace(t)
 	seedDataset(t, podNS, "imagenet")
+	// Every failed create counts: the load starts once each replica's
+	// cache shows the Dataset's objects.
+	waitMutates(t, labelledPod(podNS, "probe", "imagenet"), a, b)
 
 	load := startPodLoad(t, podNS, "imagenet")
 	time.Sleep(steady)

@@ -97,6 +97,9 @@ func TestRotationUnderLoad(t *testing.T) {
 	}
 	podNS := env.Namespace(t)
 	seedDataset(t, podNS, "imagenet")
+	// Every failed create counts: the load starts once each replica's
+	// cache shows the Dataset's objects.
+	waitMutates(t, labelledPod(podNS, "probe", "imagenet"), replicas...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), loadDuration)
 	defer cancel()
