@@ -10,7 +10,6 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/policies"
@@ -116,13 +115,11 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	}
 	// A Pod the mutators changed records what was injected; one they left
 	// as it was (the webhook's own output) is left alone, annotation too.
-	if s := mutationsAnnotation(verdicts); s != "" && !equality.Semantic.DeepEqual(req.Pod, mutated) {
-		if mutated.Annotations == nil {
-			mutated.Annotations = map[string]string{}
-		}
-		mutated.Annotations[datav1alpha1.AnnotationMutations] = s
+	key, s := datav1alpha1.AnnotationMutations, mutationsAnnotation(verdicts)
+	if s == "" {
+		key = ""
 	}
-	patch, err := podpatch.Diff(req.Pod, mutated)
+	patch, err := podpatch.DiffAnnotated(req.Pod, mutated, key, s)
 	if err != nil {
 		return nil, err
 	}
