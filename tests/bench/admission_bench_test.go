@@ -4,6 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +16,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -132,11 +137,10 @@ func parallel(workers, n int, f func(int) error) error {
 	return first
 }
 
-// requests returns admission requests for Pods with the given labels, each
-// using one of the datasets, cycling through all of them.
-func requests(b *testing.B, labels map[string]string) []admission.Request {
-	b.Helper()
-	out := make([]admission.Request, benchDatasets)
+// podRequests returns n admission requests for Pods with the given labels,
+// the i-th using dataset i.
+func podRequests(n int, labels map[string]string) []admission.Request {
+	out := make([]admission.Request, n)
 	for i := range out {
 		pod := &corev1.Pod{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
@@ -150,11 +154,11 @@ func requests(b *testing.B, labels map[string]string) []admission.Request {
 		}
 		raw, err := json.Marshal(pod)
 		if err != nil {
-			b.Fatal(err)
+			panic(err) // a Pod always marshals
 		}
 		out[i] = admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 			UID: "bench", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Resource: metav1.GroupVersionResource{Version: "v1", Resource: "pods"},
-			Operation: admissionv1.Create, Namespace: benchNamespace, Object: runtime.RawExtension{Raw: raw},
+			Operation: admissionv1.Create, Namespace: benchNamespace, Object: kruntime.RawExtension{Raw: raw},
 		}}
 	}
 	return out
@@ -179,8 +183,9 @@ func BenchmarkAdmission(b *testing.B) {
 		{"sidecar/uncached", map[string]string{datav1alpha1.LabelServerlessInject: "true"}, 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			reqs := podRequests(benchDatasets, bc.labels)
+			before := liveHeap()
 			h := webhook.NewMutatingHandler(engine, r, changes, true, bc.cacheSize, webhook.NewOptions().DecisionCacheBytes)
-			reqs := requests(b, bc.labels)
 			ctx := context.Background()
 			// One pass over every request first: the cached rows then measure
 			// the steady state, in which a Pod repeats an earlier input (the
@@ -201,6 +206,37 @@ func BenchmarkAdmission(b *testing.B) {
 			}
 			b.StopTimer()
 			reportPercentiles(b, samples)
+			// What the handler keeps between requests (its memos of dataset
+			// volumes and namespaces, and its decision cache): the live heap
+			// it added (and the samples' few KiB).
+			b.ReportMetric(float64(liveHeap()-before)/(1<<20), "retained-MiB")
+			writeHeapProfile(b, "admission-"+strings.ReplaceAll(bc.name, "/", "-"))
+			runtime.KeepAlive(h)
 		})
 	}
+}
+
+// writeHeapProfile writes the heap's profile to
+// $SLUICE_BENCH_PROFILE_DIR/<name>.heap.pprof when that is set.
+func writeHeapProfile(b *testing.B, name string) {
+	dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR")
+	if dir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, name+".heap.pprof"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// liveHeap is the heap's live bytes after a collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }

@@ -22,10 +22,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
+	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook"
 	"github.com/sluice-data/sluice/webhook/policy"
+	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
 // A cache's memory as the controller's or webhook's process sees it: the
@@ -38,7 +40,8 @@ import (
 // (process-heap-MiB, process-live-MiB) and how many times the cache called
 // its transform per object (transforms/object). With
 // SLUICE_BENCH_PROFILE_DIR set, the child writes its heap profile there
-// (<shape>.heap.pprof).
+// (<shape>.heap.pprof). The child runs with the webhook's GOGC, or
+// SLUICE_BENCH_CHILD_GOGC when set.
 
 const (
 	childShape      = "SLUICE_BENCH_CHILD_SHAPE"
@@ -51,7 +54,7 @@ const (
 type shape struct {
 	opts  cache.Options
 	kinds []client.Object
-	also  func(context.Context) (any, error)
+	also  func(context.Context, cache.Cache) (any, error)
 }
 
 // shapes are the caches a child can hold.
@@ -67,19 +70,46 @@ var shapes = map[string]func() shape{
 	// the default policies compiled as the webhook compiles them.
 	"webhook-informed": func() shape {
 		return shape{opts: webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace),
-			kinds: webhook.Informed(), also: compiledDefaults}
+			kinds: webhook.Informed(), also: func(ctx context.Context, _ cache.Cache) (any, error) { return compiledDefaults(ctx) }}
+	},
+	// As webhook-informed, and the mutating handler (decision cache off)
+	// after it admitted a Pod of every seeded dataset, as a FUSE sidecar
+	// Pod: its memos hold every dataset volume.
+	"webhook-admitted": func() shape {
+		return shape{opts: webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace),
+			kinds: webhook.Informed(), also: admittedEveryDataset}
 	},
 }
 
 // compiledDefaults compiles the default policies into an engine, as the
 // webhook does.
-func compiledDefaults(ctx context.Context) (any, error) {
+func compiledDefaults(ctx context.Context) (*policy.Engine, error) {
 	bundle, err := policy.DefaultBundle()
 	if err != nil {
 		return nil, err
 	}
 	e := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery).Specialising(false)
 	return e, e.Load(ctx, bundle)
+}
+
+// admittedEveryDataset builds the mutating handler on c, as the webhook
+// does, and has it admit one Pod of each of the benchDatasets datasets.
+func admittedEveryDataset(ctx context.Context, c cache.Cache) (any, error) {
+	e, err := compiledDefaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changes := &snapshot.Changes{}
+	if err := changes.Track(ctx, c, snapshot.SourceKinds()...); err != nil {
+		return nil, err
+	}
+	h := webhook.NewMutatingHandler(e, c, changes, true, 0, 0)
+	for i, r := range podRequests(benchDatasets, map[string]string{datav1alpha1.LabelServerlessInject: "true"}) {
+		if resp := h.Handle(ctx, r); !resp.Allowed || len(resp.Patches) == 0 {
+			return nil, fmt.Errorf("request %d: allowed=%v patches=%d %+v", i, resp.Allowed, len(resp.Patches), resp.Result)
+		}
+	}
+	return h, nil
 }
 
 // processRSS reports the RSS of a process holding the cache of shape.
@@ -91,7 +121,11 @@ func processRSS(b *testing.B, name string) {
 		b.Fatal(err)
 	}
 	cmd := exec.CommandContext(benchCtx, os.Args[0], "-test.run=^TestCacheProcess$", "-test.v")
-	cmd.Env = append(os.Environ(), childShape+"="+name, childKubeconfig+"="+kubeconfig, "GOGC="+strconv.Itoa(webhook.DefaultGCPercent))
+	gogc := os.Getenv("SLUICE_BENCH_CHILD_GOGC")
+	if gogc == "" {
+		gogc = strconv.Itoa(webhook.DefaultGCPercent)
+	}
+	cmd.Env = append(os.Environ(), childShape+"="+name, childKubeconfig+"="+kubeconfig, "GOGC="+gogc)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		b.Fatalf("the cache process failed: %v\n%s", err, out)
@@ -173,7 +207,7 @@ func TestCacheProcess(t *testing.T) {
 	}
 	var also any
 	if sh.also != nil {
-		if also, err = sh.also(ctx); err != nil {
+		if also, err = sh.also(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}

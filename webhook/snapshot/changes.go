@@ -33,6 +33,8 @@ type Changes struct {
 	kinds  map[reflect.Type]bool
 	mu     sync.RWMutex
 	stamps map[objectKey]uint64
+	// counts are the stamped objects of each kind.
+	counts map[reflect.Type]int
 }
 
 // objectKey identifies an object by Go type, namespace and name.
@@ -90,13 +92,31 @@ func (c *Changes) stamp(o any, deleted bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stamps == nil {
-		c.stamps = map[objectKey]uint64{}
+		c.stamps, c.counts = map[objectKey]uint64{}, map[reflect.Type]int{}
 	}
-	if deleted {
+	_, known := c.stamps[k]
+	switch {
+	case deleted && known:
 		delete(c.stamps, k)
-		return
+		c.counts[k.kind]--
+	case deleted:
+	default:
+		if !known {
+			c.counts[k.kind]++
+		}
+		c.stamps[k] = c.seq.Add(1)
 	}
-	c.stamps[k] = c.seq.Add(1)
+}
+
+// Count is how many objects of obj's kind the informers hold, as stamped;
+// 0 when c is nil or does not track the kind.
+func (c *Changes) Count(obj client.Object) int {
+	if c == nil {
+		return 0
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.counts[reflect.TypeOf(obj)]
 }
 
 // Tracks reports whether objects of obj's kind are stamped.

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -147,5 +148,77 @@ func TestGathererReadsAgainWhenAKindIsUntracked(t *testing.T) {
 		if r.gets-before != 5 {
 			t.Fatalf("gather %d read %d objects, want all 5", i, r.gets-before)
 		}
+	}
+}
+
+// The volume memos hold twice the dataset claims the informers hold, and
+// memoFloor at least: an update or a second delete of a claim, or the
+// delete of one never seen, does not move the count.
+func TestTheVolumeMemosGrowWithTheDatasetClaims(t *testing.T) {
+	inf := &fakeInformers{}
+	changes := &Changes{}
+	if err := changes.Track(context.Background(), inf, SourceKinds()...); err != nil {
+		t.Fatal(err)
+	}
+	g := &Gatherer{Changes: changes}
+	if got := g.volumeLimit(); got != memoFloor {
+		t.Fatalf("no claims: limit %d, want %d", got, memoFloor)
+	}
+	claim := func(i int) *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: fmt.Sprintf("c-%d", i)}}
+	}
+	deliver := func(f func(h toolscache.ResourceEventHandler)) {
+		for _, h := range inf.handlers {
+			f(h)
+		}
+	}
+	n := memoFloor/2 + 100
+	for i := range n {
+		deliver(func(h toolscache.ResourceEventHandler) { h.OnAdd(claim(i), true) })
+	}
+	deliver(func(h toolscache.ResourceEventHandler) { h.OnUpdate(claim(0), claim(0)) })
+	deliver(func(h toolscache.ResourceEventHandler) {
+		h.OnAdd(&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv"}}, true)
+	})
+	if got := g.volumeLimit(); got != 2*n {
+		t.Fatalf("%d claims: limit %d, want %d", n, got, 2*n)
+	}
+	for i := range 10 {
+		deliver(func(h toolscache.ResourceEventHandler) { h.OnDelete(claim(i)) })
+		deliver(func(h toolscache.ResourceEventHandler) {
+			h.OnDelete(toolscache.DeletedFinalStateUnknown{Obj: claim(i)})
+		})
+	}
+	deliver(func(h toolscache.ResourceEventHandler) { h.OnDelete(claim(n + 1)) })
+	if got := g.volumeLimit(); got != 2*(n-10) {
+		t.Fatalf("%d claims: limit %d, want %d", n-10, got, 2*(n-10))
+	}
+	if got := (*Changes)(nil).Count(&corev1.PersistentVolumeClaim{}); got != 0 {
+		t.Fatalf("untracked: count %d", got)
+	}
+}
+
+// A memo starts over when a put finds it at the limit it is given, and
+// holds up to that limit until then.
+func TestAMemoStartsOverAtItsLimit(t *testing.T) {
+	var m memo[int, int]
+	for i := range 5 {
+		m.put(i, i, 5)
+	}
+	for i := range 5 {
+		if v, ok := m.get(i); !ok || v != i {
+			t.Fatalf("entry %d of 5 at limit 5: %v %v", i, v, ok)
+		}
+	}
+	m.put(5, 5, 5)
+	if _, ok := m.get(0); ok {
+		t.Fatal("the memo kept its entries past its limit")
+	}
+	if v, ok := m.get(5); !ok || v != 5 {
+		t.Fatalf("the entry put when starting over: %v %v", v, ok)
+	}
+	m.put(6, 6, 10) // a larger limit keeps what it holds
+	if _, ok := m.get(5); !ok {
+		t.Fatal("a put under a larger limit dropped the memo")
 	}
 }

@@ -106,7 +106,7 @@ func (g *Gatherer) Namespace(ctx context.Context, name string) (Namespace, error
 		return e.ns, nil
 	}
 	n := Namespace{Name: name, Labels: ns.Labels, value: &lazyValue{}}
-	g.namespaces.put(name, namespaceEntry{uid: string(ns.UID), resourceVersion: ns.ResourceVersion, ns: n})
+	g.namespaces.put(name, namespaceEntry{uid: string(ns.UID), resourceVersion: ns.ResourceVersion, ns: n}, memoFloor)
 	return n, nil
 }
 
@@ -171,9 +171,22 @@ func (g *Gatherer) datasetVolume(ctx context.Context, namespace string, v corev1
 	src := sources{pvc: &corev1.PersistentVolumeClaim{}}
 	dv, ok, err := g.readVolume(ctx, namespace, v, &src, tracking)
 	if err == nil && tracking && !src.untracked {
-		g.tracked.put(tk, trackedEntry{dv: dv, ok: ok, deps: src.deps})
+		g.tracked.put(tk, trackedEntry{dv: dv, ok: ok, deps: src.deps}, g.volumeLimit())
 	}
 	return dv, ok, err
+}
+
+// volumeLimit is how many dataset volumes each memo holds before it
+// starts over: twice the dataset claims the tracked informers hold, and
+// memoFloor at least. Every dataset in use then stays remembered however
+// many the cluster has (a memo of fewer entries than the volumes Pods
+// mount, taken in turn, would convert each anew), with room for a claim
+// mounted under a second volume name and for versions that have changed
+// since; it costs about 11 KB a volume (BenchmarkAdmission's
+// retained-MiB), against the informers' own copy of each dataset's
+// objects.
+func (g *Gatherer) volumeLimit() int {
+	return max(memoFloor, 2*g.Changes.Count(&corev1.PersistentVolumeClaim{}))
 }
 
 // readVolume reads the objects behind one Pod volume into src and builds
@@ -206,7 +219,7 @@ func (g *Gatherer) readVolume(ctx context.Context, namespace string, v corev1.Vo
 	dv := build(v.Name, dsKey, src)
 	if rememberable {
 		dv.value = &lazyValue{}
-		g.memo.put(key, dv)
+		g.memo.put(key, dv, g.volumeLimit())
 	}
 	return dv, true, nil
 }

@@ -8,11 +8,13 @@ import (
 	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 )
 
-// memoLimit bounds each memo; past it the memo starts over.
-const memoLimit = 8192
+// memoFloor is the least number of entries a memo holds before it starts
+// over. The memos of dataset volumes hold more in a cluster of more
+// dataset claims (Gatherer.volumeLimit).
+const memoFloor = 8192
 
-// memo is a map safe for concurrent use that starts over when it holds
-// memoLimit entries.
+// memo is a map safe for concurrent use that starts over when a put finds
+// it holding the limit it is given.
 type memo[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]V
@@ -25,10 +27,10 @@ func (m *memo[K, V]) get(k K) (V, bool) {
 	return v, ok
 }
 
-func (m *memo[K, V]) put(k K, v V) {
+func (m *memo[K, V]) put(k K, v V, limit int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.m == nil || len(m.m) >= memoLimit {
+	if m.m == nil || len(m.m) >= limit {
 		m.m = make(map[K]V)
 	}
 	m.m[k] = v
