@@ -218,18 +218,18 @@ func BenchmarkAdmission(b *testing.B) {
 
 // writeHeapProfile writes the heap's profile to
 // $SLUICE_BENCH_PROFILE_DIR/<name>.heap.pprof when that is set.
-func writeHeapProfile(b *testing.B, name string) {
+func writeHeapProfile(tb testing.TB, name string) {
 	dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR")
 	if dir == "" {
 		return
 	}
 	f, err := os.Create(filepath.Join(dir, name+".heap.pprof"))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	if err := pprof.WriteHeapProfile(f); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,16 +213,7 @@ func TestCacheProcess(t *testing.T) {
 	debug.FreeOSMemory()
 	inUse, live := heapInUse()
 	fmt.Printf("rss-bytes %d\nheap-bytes %d\nlive-bytes %d\ntransforms %d\nobjects %d\n", rssBytes(), inUse, live, transforms.Load(), objects)
-	if dir := os.Getenv("SLUICE_BENCH_PROFILE_DIR"); dir != "" {
-		f, err := os.Create(filepath.Join(dir, name+".heap.pprof"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if err := pprof.WriteHeapProfile(f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeHeapProfile(t, name)
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(also)
 }
