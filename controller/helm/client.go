@@ -116,6 +116,17 @@ func (c *Client) history(name string) ([]*release.Release, error) {
 	return history, nil
 }
 
+// runToTheEnd is ctx without its cancellation, for Helm's install and
+// upgrade. When their context ends first, Helm (v3.22, action.Install's
+// performInstallCtx, action.Upgrade's handleContext) returns at once and
+// marks the release failed while its own goroutine goes on creating the
+// objects and recording the release: two writers of one release (a data
+// race the race detector reported) and a release recorded failed whose
+// objects exist. Run to the end, an action takes as long as its API
+// requests (no Wait; Timeout bounds Helm's own waits), and the record says
+// what was done; a controller shutting down waits for it.
+func runToTheEnd(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
 // Install installs a release; Helm refuses a name in use, whoever's
 // release it is.
 func (c *Client) Install(ctx context.Context, name string, d Desired) (*release.Release, error) {
@@ -134,7 +145,7 @@ func (c *Client) install(ctx context.Context, name string, d Desired) (*release.
 	// on every install, which dominated the cost of binding a Dataset.
 	in.DisableOpenAPIValidation = true
 	in.Labels = c.labels(d) // owner.go
-	rel, err := in.RunWithContext(ctx, d.Chart, d.Values)
+	rel, err := in.RunWithContext(runToTheEnd(ctx), d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("installing release %s: %w", name, err)
 	}
@@ -190,7 +201,7 @@ func (c *Client) upgradeTo(ctx context.Context, name string, d Desired, history 
 	if len(history) > 0 && history[0].Info != nil && history[0].Info.Status == release.StatusFailed {
 		fromFailed = history[0].Version
 	}
-	rel, err := up.RunWithContext(ctx, name, d.Chart, d.Values)
+	rel, err := up.RunWithContext(runToTheEnd(ctx), name, d.Chart, d.Values)
 	if err != nil {
 		return rel, fmt.Errorf("upgrading release %s: %w", name, err)
 	}
