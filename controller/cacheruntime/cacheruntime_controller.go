@@ -252,7 +252,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	r.metadata.forget(client.ObjectKeyFromObject(s.rt))
 	r.usage.forget(client.ObjectKeyFromObject(s.rt))
-	users, err := volume.UsersOf(ctx, r.Client, s.rt.GetNamespace(), s.rt.GetName())
+	users, err := r.datasetUsers(ctx, s)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

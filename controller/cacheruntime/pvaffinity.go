@@ -70,11 +70,7 @@ func (r *Reconciler) syncPVNodeAffinity(ctx context.Context, s *scope, pvc *core
 // the cache yet): the answer decides whether the Dataset's volumes may be
 // replaced.
 func (r *Reconciler) datasetUsers(ctx context.Context, s *scope) ([]string, error) {
-	users, err := volume.UsersOf(ctx, r.Client, s.rt.GetNamespace(), s.rt.GetName())
-	if err != nil || len(users) > 0 || r.Live == nil {
-		return users, err
-	}
-	return volume.UsersOf(ctx, r.Live, s.rt.GetNamespace(), s.rt.GetName())
+	return volume.Users(ctx, r.Client, r.Live, s.rt.GetNamespace(), s.rt.GetName())
 }
 
 // volumeGoing stops the reconcile while the Dataset's PVC or PV (obj) is

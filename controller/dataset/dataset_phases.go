@@ -50,7 +50,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, ds *datav1alpha1.Datas
 	if !controllerutil.ContainsFinalizer(ds, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	users, err := volume.UsersOf(ctx, r.Client, ds.Namespace, ds.Name)
+	users, err := volume.Users(ctx, r.Client, r.Live, ds.Namespace, ds.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -95,7 +95,7 @@ func (s *Sweeper) sweepVolumes(ctx context.Context, o *owners, pvs []*corev1.Per
 // runtime's deletion waits for them), or a claim of the PV that Sluice did
 // not create.
 func (s *Sweeper) volumesHeld(ctx context.Context, ds *datav1alpha1.Dataset, pv *corev1.PersistentVolume) (string, error) {
-	users, err := volume.UsersOf(ctx, s.Client, ds.Namespace, ds.Name)
+	users, err := volume.Users(ctx, s.Client, s.Live, ds.Namespace, ds.Name)
 	if err != nil {
 		return "", err
 	}

@@ -27,7 +27,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if !controllerutil.ContainsFinalizer(rt, Finalizer) {
 		return ctrl.Result{}, false, nil
 	}
-	users, err := volume.UsersOf(ctx, r.Client, rt.Namespace, rt.Name)
+	users, err := volume.Users(ctx, r.Client, r.Live, rt.Namespace, rt.Name)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}

@@ -17,7 +17,7 @@ import (
 // uses the reference dataset; until then the pair serves as it is, and a
 // Normal event says so.
 func (r *Reconciler) renameVolumes(ctx context.Context, s *scope, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume) (ctrl.Result, bool, error) {
-	users, err := volume.UsersOf(ctx, r.Client, s.ds.Namespace, s.ds.Name)
+	users, err := volume.Users(ctx, r.Client, r.Live, s.ds.Namespace, s.ds.Name)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}

@@ -200,7 +200,7 @@ func (r *Reconciler) ensureVolumes(ctx context.Context, s *scope) (ctrl.Result, 
 // reference dataset (the next reconcile creates them again), and reports
 // VolumeOutOfDate meanwhile.
 func (r *Reconciler) replaceVolumes(ctx context.Context, s *scope, pvc *corev1.PersistentVolumeClaim, pv *corev1.PersistentVolume, msg string) (ctrl.Result, bool, error) {
-	users, err := volume.UsersOf(ctx, r.Client, s.ds.Namespace, s.ds.Name)
+	users, err := volume.Users(ctx, r.Client, r.Live, s.ds.Namespace, s.ds.Name)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}

@@ -14,6 +14,19 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
 
+// Users is UsersOf read from the cache, and when the cache shows none,
+// from the API server through live (when not nil): every caller decides on
+// the answer something that cannot be undone (deleting a runtime, a
+// Dataset's volumes, replacing them), and a Pod created a moment ago may
+// not be in the cache yet.
+func Users(ctx context.Context, cached, live client.Reader, namespace, name string) ([]string, error) {
+	users, err := UsersOf(ctx, cached, namespace, name)
+	if err != nil || len(users) > 0 || live == nil {
+		return users, err
+	}
+	return UsersOf(ctx, live, namespace, name)
+}
+
 // MaxUsersNamed bounds how many Pods UsersOf names.
 const MaxUsersNamed = 5
 
