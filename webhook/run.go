@@ -34,7 +34,6 @@ import (
 	"github.com/sluice-data/sluice/internal/metricsauth"
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/certs"
-	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/mutating"
 	"github.com/sluice-data/sluice/webhook/policy"
 	"github.com/sluice-data/sluice/webhook/snapshot"
@@ -181,7 +180,7 @@ func NewMutatingHandler(engine *policy.Engine, r client.Reader, changes *snapsho
 		Gatherer:       &snapshot.Gatherer{Reader: r, Changes: changes},
 		Mutators:       mutating.DefaultMutators(),
 		NativeSidecars: nativeSidecars,
-		Memo:           policy.NewMemo[*decision.Mutating](decisionCacheSize, decisionCacheBytes),
+		Memo:           mutating.NewMemo(decisionCacheSize, decisionCacheBytes),
 	}}
 }
 

@@ -23,7 +23,7 @@ type mutationRule struct {
 }
 
 // mutationRules are the parts of the decision, by rule name.
-var mutationRules = []mutationRule{
+var mutationRules = [...]mutationRule{
 	{
 		name: enforcement.RuleAffinity,
 		present: func(d *decision.Mutating) bool {
@@ -124,13 +124,15 @@ func termKeys(t corev1.NodeSelectorTerm) string {
 	return strings.Join(keys, "+")
 }
 
-// enforce applies the enforcement policy p to the decision d (shared:
+// enforce applies the enforcement policy p to the decision dd (shared:
 // it is not modified) for obj at now. Denials not enforced are dropped,
 // those in warn mode become warnings; unless checkOnly, or the Pod is
 // still denied, the parts of the decision whose mutation rule is in dryrun
-// or excepted are dropped. It returns the decision to apply and a
-// verdict for each denial and each mutation rule with something to do.
-func enforce(p *enforcement.Policy, d *decision.Mutating, obj enforcement.Object, now time.Time, checkOnly bool) (*decision.Mutating, []enforcement.Verdict) {
+// or excepted are dropped. It returns the decision to apply, a verdict for
+// each denial and each mutation rule with something to do, and the
+// mutations annotation of the rules applied.
+func enforce(p *enforcement.Policy, dd *Decided, obj enforcement.Object, now time.Time, checkOnly bool) (*decision.Mutating, []enforcement.Verdict, string) {
+	d := dd.decision
 	kept, warned, verdicts := decision.EnforceDenials(p, d.Deny, obj, now)
 	out := *d
 	out.Deny = kept
@@ -138,19 +140,24 @@ func enforce(p *enforcement.Policy, d *decision.Mutating, obj enforcement.Object
 		out.Warnings = append(slices.Clone(d.Warnings), warned...)
 	}
 	if checkOnly || len(kept) > 0 {
-		return &out, verdicts
+		return &out, verdicts, ""
 	}
-	for _, r := range mutationRules {
-		if !r.present(&out) {
+	dropped := false
+	for i, r := range mutationRules {
+		if !dd.present[i] {
 			continue
 		}
-		v := p.Judge(r.name, r.describe(&out), obj, now)
+		v := p.Judge(r.name, dd.described[i], obj, now)
 		verdicts = append(verdicts, v)
 		if v.Outcome != enforcement.Applied {
 			r.clear(&out)
+			dropped = true
 		}
 	}
-	return &out, verdicts
+	if !dropped {
+		return &out, verdicts, dd.annotation
+	}
+	return &out, verdicts, mutationsAnnotation(verdicts)
 }
 
 // maxMutationsAnnotation bounds the annotation's value.

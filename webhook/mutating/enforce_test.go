@@ -41,7 +41,7 @@ func TestEnforceMutationRules(t *testing.T) {
 		"exceptions": map[string]any{"x": map[string]any{"rules": []any{"affinity"}, "names": []any{"excepted"}}},
 	})
 	shared := fullDecision()
-	d, verdicts := enforce(p, shared, enforcement.Object{Namespace: "a", Name: "excepted"}, time.Now(), false)
+	d, verdicts, annotation := enforce(p, newDecided(shared), enforcement.Object{Namespace: "a", Name: "excepted"}, time.Now(), false)
 	if len(d.Sidecars) != 0 || len(d.VolumeRewrites) != 0 || len(d.Affinity.Preferred) != 0 {
 		t.Fatalf("dryrun sidecar and excepted affinity applied: %+v", d)
 	}
@@ -65,12 +65,14 @@ func TestEnforceMutationRules(t *testing.T) {
 			t.Errorf("rule %s: %s, want %s", r, got[r], o)
 		}
 	}
-	if a := mutationsAnnotation(verdicts); a != "mount-propagation: HostToContainer on volume data; pod-metadata: annotation fluid.io/datasets-in-use" {
-		t.Errorf("annotation %q", a)
+	if a := "mount-propagation: HostToContainer on volume data; pod-metadata: annotation fluid.io/datasets-in-use"; annotation != a || mutationsAnnotation(verdicts) != a {
+		t.Errorf("annotation %q (of the verdicts %q)", annotation, mutationsAnnotation(verdicts))
 	}
-	_, all := enforce(nil, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
-	if a := mutationsAnnotation(all); !strings.Contains(a, "affinity: preferred fluid.io/s-a-d (100)") || !strings.Contains(a, "sidecar: FUSE sidecar for volume data (dataset a/d)") {
-		t.Errorf("annotation without enforcement %q", a)
+	// Every rule applied: the annotation worked out with the decision is
+	// the one the verdicts make.
+	_, all, annotation := enforce(nil, newDecided(shared), enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if a := mutationsAnnotation(all); a != annotation || !strings.Contains(a, "affinity: preferred fluid.io/s-a-d (100)") || !strings.Contains(a, "sidecar: FUSE sidecar for volume data (dataset a/d)") {
+		t.Errorf("annotation without enforcement %q, of the verdicts %q", annotation, a)
 	}
 }
 
@@ -81,15 +83,15 @@ func TestEnforceDenials(t *testing.T) {
 		"dataset-not-bound": map[string]any{"mode": "warn"}, "unknown-platform": map[string]any{"mode": "dryrun"}}})
 	shared := fullDecision()
 	shared.Deny = []decision.Denial{{Rule: "dataset-not-bound", Message: "not bound"}, {Rule: "unknown-platform", Message: "no such platform"}}
-	d, verdicts := enforce(p, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
+	d, verdicts, _ := enforce(p, newDecided(shared), enforcement.Object{Namespace: "a"}, time.Now(), false)
 	if len(d.Deny) != 0 || len(d.Warnings) != 2 || !strings.Contains(d.Warnings[1], "not bound (rule dataset-not-bound, in warn mode") || len(shared.Warnings) != 1 {
 		t.Fatalf("deny %v, warnings %q (shared %q)", d.Deny, d.Warnings, shared.Warnings)
 	}
 	if len(verdicts) != 2+4 || len(d.Sidecars) != 1 {
 		t.Fatalf("verdicts %+v, sidecars %v: the admitted Pod is mutated", verdicts, d.Sidecars)
 	}
-	denied, only := enforce(nil, shared, enforcement.Object{Namespace: "a"}, time.Now(), false)
-	if len(denied.Deny) != 2 || len(only) != 2 {
+	denied, only, annotation := enforce(nil, newDecided(shared), enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if len(denied.Deny) != 2 || len(only) != 2 || annotation != "" {
 		t.Fatalf("without enforcement: deny %v, verdicts %+v (no mutation verdicts for a denied Pod)", denied.Deny, only)
 	}
 }

@@ -7,11 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sluice-data/sluice/webhook/mutating"
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/utils/ptr"
-
-	"github.com/sluice-data/sluice/webhook/decision"
-	"github.com/sluice-data/sluice/webhook/policy"
 )
 
 // TestDryRunFloodKeepsTheHeapBounded (audit M9): 1,024 dry-run creates of
@@ -28,7 +26,7 @@ func TestDryRunFloodKeepsTheHeapBounded(t *testing.T) {
 		t.Skip("1,024 admissions of 200 KiB Pods")
 	}
 	h := handler(t)
-	memo := policy.NewMemo[*decision.Mutating](4096, 64<<20)
+	memo := mutating.NewMemo(4096, 64<<20)
 	h.Pipeline.Memo = memo
 	pad := strings.Repeat("x", 200<<10)
 	ctx := context.Background()

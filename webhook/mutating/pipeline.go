@@ -65,8 +65,9 @@ type Pipeline struct {
 	Gatherer       *snapshot.Gatherer
 	Mutators       []Mutator
 	NativeSidecars bool
-	// Memo, if set, remembers decisions for repeated inputs (see policy.Memo).
-	Memo *policy.Memo[*decision.Mutating]
+	// Memo, if set, remembers decisions for repeated inputs (see policy.Memo
+	// and NewMemo).
+	Memo *policy.Memo[*Decided]
 }
 
 // DefaultMutators are Sluice's mutators in the order they run.
@@ -94,12 +95,12 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	if active == nil {
 		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, policy.ErrNotReady)
 	}
-	d, err := p.decide(ctx, active, input)
+	dd, err := p.decide(ctx, active, input)
 	if err != nil {
 		return nil, err
 	}
 	obj := enforcement.Object{Namespace: req.Namespace, Name: req.Pod.Name, Labels: req.Pod.Labels}
-	d, verdicts := enforce(active.Enforcement(), d, obj, time.Now(), req.CheckOnly)
+	d, verdicts, annotation := enforce(active.Enforcement(), dd, obj, time.Now(), req.CheckOnly)
 	res := &Result{Decision: d, Pod: req.Pod, Verdicts: verdicts}
 	if len(d.Deny) > 0 {
 		return res, &decision.DeniedError{Denials: d.Deny}
@@ -115,11 +116,11 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	}
 	// A Pod the mutators changed records what was injected; one they left
 	// as it was (the webhook's own output) is left alone, annotation too.
-	key, s := datav1alpha1.AnnotationMutations, mutationsAnnotation(verdicts)
-	if s == "" {
+	key := datav1alpha1.AnnotationMutations
+	if annotation == "" {
 		key = ""
 	}
-	patch, err := podpatch.DiffAnnotated(req.Pod, mutated, key, s)
+	patch, err := podpatch.DiffAnnotated(req.Pod, mutated, key, annotation)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 // deterministic bundle: the policy's own decision, before enforcement,
 // which depends on the time (an exception's expiry). The returned
 // decision is shared: callers must not modify it.
-func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input ast.Value) (*decision.Mutating, error) {
+func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input ast.Value) (*Decided, error) {
 	memo := active.Deterministic()
 	if memo {
 		if d, ok := p.Memo.Get(active.Generation(), input); ok {
@@ -149,10 +150,11 @@ func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input as
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", policies.MutatingQuery, err)
 	}
+	dd := newDecided(d)
 	if memo {
-		p.Memo.Put(active.Generation(), input, d)
+		p.Memo.Put(active.Generation(), input, dd)
 	}
-	return d, nil
+	return dd, nil
 }
 
 // applySafely runs one mutator, turning a panic into an error.

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/sluice-data/sluice/policies"
-	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -84,7 +83,7 @@ func BenchmarkHandlerInProcess(b *testing.B) {
 
 func benchHandle(b *testing.B, memo int) {
 	h, raw := benchHandler(b)
-	h.Pipeline.Memo = policy.NewMemo[*decision.Mutating](memo, 64<<20)
+	h.Pipeline.Memo = mutating.NewMemo(memo, 64<<20)
 	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		UID: "b", Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Operation: admissionv1.Create,
 		Namespace: "team-a", Object: runtime.RawExtension{Raw: raw},
