@@ -199,6 +199,18 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	return rs[0].Expressions[0].Value.(ast.Value), nil
 }
 
+// SpecialiseErrors returns why the specialised queries of query that could
+// not be built failed (their input classes use the general query), for
+// the classes seen so far, waiting for the builds under way; none when the
+// query is not specialised.
+func (c *Compiled) SpecialiseErrors(ctx context.Context, query string) ([]error, error) {
+	p, ok := c.queries[query]
+	if !ok || p.spec == nil {
+		return nil, nil
+	}
+	return p.spec.Errors(ctx)
+}
+
 // prepared is a query prepared for evaluation: the general query, and the
 // Specialiser of its residual, if it has one.
 type prepared struct {

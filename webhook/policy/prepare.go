@@ -50,5 +50,9 @@ func prepareUnlocked(ctx context.Context, q string, i int, compiler *ast.Compile
 }
 
 // preparedNamespace is the package of the residual rules of a bundle's i-th
-// query.
-func preparedNamespace(i int) string { return fmt.Sprintf("sluice_prepared.q%d", i) }
+// query: one name, without dots. OPA takes a dotted partial namespace as
+// one key when it partially evaluates a residual again, as the
+// specialiser does; the residual's default rules then came out twice and
+// every input class whose residual kept one (the sidecar Pods') failed to
+// specialise, silently served by the general query.
+func preparedNamespace(i int) string { return fmt.Sprintf("sluice_prepared_q%d", i) }

@@ -95,7 +95,7 @@ func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 	}
 	store := inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.data}},
 		inmem.OptRoundTripOnWrite(true), inmem.OptReturnASTValuesOnRead(true))
-	const ns = "sluice_prepared.q0"
+	const ns = "sluice_prepared_q0"
 	c := &compiled{}
 	if wait != nil {
 		c.spec = New(ctx, Config{Query: query, Namespace: ns, Modules: modules, Compiler: compiler, Store: store, Wait: *wait})

@@ -65,7 +65,8 @@ type Config struct {
 	// names the Specialiser's builds in metrics.
 	Query string
 	// Namespace is a package, unused by the bundle, for the residual's
-	// rules.
+	// rules: one name, without dots (New refuses others; see
+	// webhook/policy's preparedNamespace).
 	Namespace string
 	// Modules are the bundle's parsed modules, and Compiler the compiler
 	// they were compiled with (before the general query's residual is
@@ -83,7 +84,7 @@ type Config struct {
 // when the residual has nothing to specialise on or a shape this does not
 // handle: then the general query serves every input.
 func New(ctx context.Context, cfg Config) *Specialiser {
-	if rebindsInput(cfg.Modules) {
+	if rebindsInput(cfg.Modules) || !ast.IsVarCompatibleString(cfg.Namespace) {
 		return nil
 	}
 	var pqs *rego.PartialQueries
@@ -134,6 +135,30 @@ func (s *Specialiser) ForInput(ctx context.Context, input ast.Value) (rego.Prepa
 	default:
 		return rego.PreparedEvalQuery{}, false, nil
 	}
+}
+
+// Errors returns why the queries of the classes seen so far that could not
+// be built failed (those classes use the general query), waiting for the
+// builds under way.
+func (s *Specialiser) Errors(ctx context.Context) ([]error, error) {
+	s.mu.Lock()
+	variants := make([]*variant, 0, len(s.variants))
+	for _, v := range s.variants {
+		variants = append(variants, v)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, v := range variants {
+		select {
+		case <-v.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if v.err != nil {
+			errs = append(errs, v.err)
+		}
+	}
+	return errs, nil
 }
 
 // variant returns the variant of class key, starting its build if it is

@@ -11,9 +11,11 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/sluice-data/sluice/policies"
+	"github.com/sluice-data/sluice/webhook/internal/opalock"
 )
 
 // specModule compares input values with constants in every way the
@@ -175,6 +177,36 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 		if got.Compare(want) != 0 {
 			t.Fatalf("input with %v: specialised %v, general %v", set, got, want)
 		}
+	}
+	// A class whose query does not build is served by the general query,
+	// with the same results: only its build error shows it.
+	errs, err := spec.Errors(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.variants) < 2 || len(errs) > 0 {
+		t.Errorf("%d classes, %d of which did not build: %v", len(spec.variants), len(errs), errs)
+	}
+}
+
+// A dotted namespace is refused: OPA takes it as one key when it
+// partially evaluates the residual again, and a class whose residual keeps
+// a default rule then fails to build.
+func TestDottedNamespaceIsRefused(t *testing.T) {
+	b := defaultBundle(t)
+	modules := map[string]*ast.Module{}
+	for id, text := range b.modules {
+		m, err := ast.ParseModuleWithOpts(id, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		modules[id] = m
+	}
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
+	store := inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.data}}, inmem.OptReturnASTValuesOnRead(true))
+	if s := New(context.Background(), Config{Query: policies.MutatingQuery, Namespace: "prepared.q0", Modules: modules, Compiler: compiler, Store: store}); s != nil {
+		t.Error("a dotted namespace was taken")
 	}
 }
 
@@ -478,6 +510,9 @@ answer := o`
 	spec := special.spec
 	if v := spec.variant(classOf(spec.probes, in)); v.err == nil {
 		t.Error("the class's query was built; the test no longer covers a failed build")
+	}
+	if errs, err := spec.Errors(context.Background()); err != nil || len(errs) != 1 {
+		t.Errorf("build errors %v (%v), want the class's", errs, err)
 	}
 }
 
