@@ -124,11 +124,10 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 	for i, q := range queries {
 		var sp *specialise.Specialiser
 		if spec != nil {
-			// Before prepare: that adds the residual's rules to compiler.
 			sp = specialise.New(ctx, specialise.Config{Query: q, Namespace: preparedNamespace(i),
 				Modules: modules, Compiler: compiler, Store: store, Wait: *spec})
 		}
-		pq, err := prepare(ctx, q, i, compiler, store)
+		pq, err := prepare(ctx, q, i, modules, compiler, store)
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}

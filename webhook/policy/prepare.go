@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/residual"
 )
 
 // prepare prepares query q, the i-th of its bundle, for evaluation. The
@@ -17,28 +18,23 @@ import (
 // but the input known: references to data.sluice.config, and the
 // iterations and conditions over it, are folded into residual rules once
 // instead of being read and evaluated on every request. The residual rules
-// are compiled into compiler under a package of their own per query. Should
-// partial evaluation fail, the query is prepared as written; both forms give
-// the same results.
-func prepare(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (pq rego.PreparedEvalQuery, err error) {
+// are compiled, with the bundle's modules (compiler's, left as it is),
+// under a package of their own per query, their value-only expressions
+// evaluated after their checks (webhook/internal/residual). Should partial
+// evaluation fail, the query is prepared as written; both forms give the
+// same results.
+func prepare(ctx context.Context, q string, i int, modules map[string]*ast.Module, compiler *ast.Compiler, store storage.Store) (pq rego.PreparedEvalQuery, err error) {
 	err = opalock.Do(func() error {
-		pq, err = prepareUnlocked(ctx, q, i, compiler, store)
+		pq, err = prepareUnlocked(ctx, q, i, modules, compiler, store)
 		return err
 	})
 	return pq, err
 }
 
-func prepareUnlocked(ctx context.Context, q string, i int, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
-	if pr, err := rego.New(
-		rego.Query(q),
-		rego.PartialNamespace(preparedNamespace(i)),
-		rego.Compiler(compiler),
-		rego.Store(store),
-		rego.StrictBuiltinErrors(true),
-	).PartialResult(ctx); err == nil {
-		if pq, err := pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx); err == nil {
-			return pq, nil
-		}
+func prepareUnlocked(ctx context.Context, q string, i int, modules map[string]*ast.Module, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
+	if pq, err := residual.Prepare(ctx, residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules,
+		Compiler: compiler, Store: store}); err == nil {
+		return pq, nil
 	}
 	return rego.New(
 		rego.Query(q),

@@ -33,7 +33,7 @@ answer contains {"n": n, "w": w.weight} if {
 	n < limit
 }`
 
-func compileForTest(t *testing.T) (*ast.Compiler, *countingStore) {
+func compileForTest(t *testing.T) (map[string]*ast.Module, *ast.Compiler, *countingStore) {
 	t.Helper()
 	b := bundleWith(prepareModule)
 	b.Data = map[string]any{"limit": 3, "weights": []any{map[string]any{"weight": 10}, map[string]any{"weight": 20}}}
@@ -45,7 +45,7 @@ func compileForTest(t *testing.T) (*ast.Compiler, *countingStore) {
 	if c.Compile(modules); c.Failed() {
 		t.Fatal(c.Errors)
 	}
-	return c, &countingStore{Store: NewStore(b)}
+	return modules, c, &countingStore{Store: NewStore(b)}
 }
 
 // The prepared query reads policy data at preparation, not per evaluation,
@@ -56,8 +56,8 @@ func TestPrepareFoldsPolicyData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, store := compileForTest(t)
-	pq, err := prepare(ctx, "data.t.answer", 0, c, store)
+	modules, c, store := compileForTest(t)
+	pq, err := prepare(ctx, "data.t.answer", 0, modules, c, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPrepareFoldsPolicyData(t *testing.T) {
 		t.Errorf("the prepared query read policy data %d times per evaluation, want 0", n)
 	}
 
-	c2, plain := compileForTest(t)
+	_, c2, plain := compileForTest(t)
 	want, err := rego.New(rego.Query("data.t.answer"), rego.Compiler(c2), rego.Store(plain), rego.ParsedInput(input)).Eval(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/residual"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
 
@@ -195,7 +196,8 @@ func (s *Specialiser) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err 
 }
 
 // build compiles the bundle's modules with the residual decided for class
-// key and partially evaluates it again.
+// key and partially evaluates it again (webhook/internal/residual, as the
+// general query is prepared).
 func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEvalQuery, error) {
 	modules := make(map[string]*ast.Module, len(s.modules)+len(s.support)+1)
 	for id, m := range s.modules {
@@ -227,12 +229,9 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 		if compiler.Compile(modules); compiler.Failed() {
 			return compiler.Errors
 		}
-		pr, err := rego.New(rego.Query("data."+specialisedNamespace+"_result.result"), rego.PartialNamespace(specialisedNamespace),
-			rego.Compiler(compiler), rego.Store(s.store), rego.StrictBuiltinErrors(true)).PartialResult(ctx)
-		if err != nil {
-			return err
-		}
-		pq, err = pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+		var err error
+		pq, err = residual.Prepare(ctx, residual.Query{Query: "data." + specialisedNamespace + "_result.result",
+			Namespace: specialisedNamespace, Modules: modules, Compiler: compiler, Store: s.store})
 		return err
 	})
 	return pq, err

@@ -1,0 +1,130 @@
+package residual
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+)
+
+// resultVar is the variable the partially evaluated query binds to the
+// query's value.
+const resultVar = "sluice_residual_result"
+
+// Query is a query of a compiled bundle to prepare from its residual.
+type Query struct {
+	// Query is a reference to the value wanted (data.sluice.mutating.decision).
+	Query string
+	// Namespace is a package, unused by the bundle, for the residual's
+	// rules: one name, without dots; its query's rule goes into the
+	// package Namespace+"_query".
+	Namespace string
+	// Modules are the modules Compiler compiled; the residual is compiled
+	// with them, by a compiler of the same capabilities, leaving Compiler
+	// as it is.
+	Modules  map[string]*ast.Module
+	Compiler *ast.Compiler
+	// Store serves the bundle's data.
+	Store storage.Store
+}
+
+// Prepare partially evaluates q.Query with the input unknown, defers the
+// value-only expressions of every residual body (Defer), compiles the
+// residual and prepares its query, as rego.PartialResult and
+// PrepareForEval would without the deferral. The caller holds the lock
+// that serialises OPA's compilations (webhook/internal/opalock).
+func Prepare(ctx context.Context, q Query) (rego.PreparedEvalQuery, error) {
+	compiler, result, err := Compile(ctx, q)
+	if err != nil {
+		return rego.PreparedEvalQuery{}, err
+	}
+	return rego.New(rego.Query(result), rego.Compiler(compiler), rego.Store(q.Store), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+}
+
+// Compile partially evaluates q.Query and compiles the residual, its bodies
+// deferred, with q's modules. It returns the compiler and the reference
+// whose value is q.Query's: a complete rule with a body per residual query
+// (should two give different values, the evaluation fails, as it does for
+// rego.PartialResult).
+func Compile(ctx context.Context, q Query) (*ast.Compiler, string, error) {
+	if !ast.IsVarCompatibleString(q.Namespace) {
+		return nil, "", fmt.Errorf("namespace %q is not one name", q.Namespace)
+	}
+	pqs, err := rego.New(rego.Query(resultVar+" = "+q.Query), rego.PartialNamespace(q.Namespace), rego.Compiler(q.Compiler),
+		rego.Store(q.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	modules, ids, result, err := withResidual(q, pqs)
+	if err != nil {
+		return nil, "", err
+	}
+	// Compiled once as partial evaluation left the bodies: compiling orders
+	// each body for safety (a negation after the bindings of its
+	// variables, which partial evaluation may have put last) and breaks
+	// nested calls out into expressions of their own. Deferred in that
+	// order, compiled again: each moved expression is still safe at the
+	// end, so the second compilation keeps the order.
+	compiled, err := compile(q, modules)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, id := range ids {
+		m := compiled.Modules[id].Copy()
+		for _, r := range m.Rules {
+			for e := r; e != nil; e = e.Else {
+				e.Body = Defer(e.Body)
+			}
+		}
+		modules[id] = m
+	}
+	compiled, err = compile(q, modules)
+	if err != nil {
+		return nil, "", err
+	}
+	return compiled, result, nil
+}
+
+// compile compiles modules with the capabilities of q's compiler.
+func compile(q Query, modules map[string]*ast.Module) (*ast.Compiler, error) {
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false).WithCapabilities(q.Compiler.Capabilities())
+	if compiler.Compile(modules); compiler.Failed() {
+		return nil, compiler.Errors
+	}
+	return compiler, nil
+}
+
+// withResidual returns q's modules with the residual pqs added, the ids of
+// the residual's modules, and the reference of the rule whose bodies are
+// the residual queries.
+func withResidual(q Query, pqs *rego.PartialQueries) (map[string]*ast.Module, []string, string, error) {
+	pkg := q.Namespace + "_query"
+	modules := make(map[string]*ast.Module, len(q.Modules)+len(pqs.Support)+1)
+	for id, m := range q.Modules {
+		modules[id] = m
+	}
+	var ids []string
+	for i, m := range pqs.Support {
+		id := fmt.Sprintf("sluice:%s/support/%d", q.Namespace, i)
+		modules[id], ids = m, append(ids, id)
+	}
+	query, err := ast.ParseModuleWithOpts("sluice:"+pkg, "package "+pkg+"\nresult := "+resultVar+" if "+resultVar+" := true",
+		ast.ParserOptions{RegoVersion: ast.RegoV1})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	template := query.Rules[0]
+	query.Rules = query.Rules[:0]
+	for _, body := range pqs.Queries {
+		r := template.Copy()
+		r.Body, r.Module = body, query
+		query.Rules = append(query.Rules, r)
+	}
+	if len(query.Rules) == 0 {
+		return nil, nil, "", fmt.Errorf("query %s is undefined for every input", q.Query)
+	}
+	modules["sluice:"+pkg], ids = query, append(ids, "sluice:"+pkg)
+	return modules, ids, "data." + pkg + ".result", nil
+}
