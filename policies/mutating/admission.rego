@@ -53,36 +53,24 @@ migrating_message(v) := sprintf("volume %q uses dataset %s, which is being migra
 # METADATA
 # description: "A Pod may not use a dataset no runtime serves, nor a reference dataset whose Dataset none serves (unless annotated sidecar.fluid.io/skip-precheck)."
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
-	some v in unserved_volumes
+	some v in input.datasetVolumes
+	not served(v.dataset)
 	v.dataset.phase != "DataMigrating"
 	not skip_precheck
 	phase := object.get({"": "None"}, v.dataset.phase, v.dataset.phase)
 	msg := sprintf("volume %q uses dataset %s, which is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), phase])
 }
 
-# The volumes whose dataset no runtime serves: a rule of its own, so that
-# the check comes before the message. Written in the denial's body, partial
-# evaluation moved it after the message, which was then formatted for every
-# volume, served or not.
-unserved_volumes := [v | some v in input.datasetVolumes; not served(v.dataset)]
-
 # A reference dataset (dataset://) is served by the Dataset it references,
 # which must be Bound (or Updating) too.
 deny contains {"rule": "dataset-not-bound", "message": msg} if {
-	some v in unserved_references
+	some v in input.datasetVolumes
 	r := v.dataset.reference
+	not r.phase in {"Bound", "Updating"}
 	not skip_precheck
 	phase := object.get({"": "None"}, r.phase, r.phase)
 	msg := sprintf("volume %q uses reference dataset %s, whose Dataset %s/%s is not Bound (phase %s)", [v.volume, dataset_ref(v.dataset), r.namespace, r.name, phase])
 }
-
-# The volumes of reference datasets whose Dataset no runtime serves (a rule
-# of its own for the reason given for unserved_volumes).
-unserved_references := [v |
-	some v in input.datasetVolumes
-	v.dataset.reference
-	not v.dataset.reference.phase in {"Bound", "Updating"}
-]
 
 # METADATA
 # description: "A Pod may use a dataset of another namespace only where mutating.crossNamespace.allow allows it."
