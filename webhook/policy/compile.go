@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -188,7 +189,8 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 			pq = special
 		}
 	}
-	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue))
+	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue),
+		rego.EvalMetrics(noMetrics))
 	if err != nil {
 		return nil, &EvalError{Query: query, Err: err}
 	}
@@ -216,6 +218,11 @@ type prepared struct {
 	general rego.PreparedEvalQuery
 	spec    *specialise.Specialiser
 }
+
+// noMetrics spares each evaluation OPA's own timers and counters, which
+// nothing reads (the webhook measures evaluations itself:
+// metrics.PolicyEvalDuration).
+var noMetrics = metrics.NoOp()
 
 // keepValue stands in for the conversion of results to Go values: the
 // decoders read Rego values directly.
