@@ -1,6 +1,8 @@
 package podpatch
 
 import (
+	"maps"
+
 	"gomodules.xyz/jsonpatch/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -49,8 +51,15 @@ func Diff(from, to *corev1.Pod) ([]jsonpatch.JsonPatchOperation, error) {
 func DiffAnnotated(from, to *corev1.Pod, key, value string) ([]jsonpatch.JsonPatchOperation, error) {
 	a, b := mutableFields(from), mutableFields(to)
 	var perField [len(a)][]jsonpatch.JsonPatchOperation
-	changed := false
+	// The annotations last, once: whether the mutators changed them is a
+	// comparison of two string maps (what structDiff would find, with no
+	// semantic equality to consult), and the key is set before they are
+	// diffed.
+	changed := !maps.Equal(from.Annotations, to.Annotations)
 	for i := range a {
+		if i == annotationsField {
+			continue
+		}
 		var err error
 		if perField[i], err = fieldOps(a[i], b[i]); err != nil {
 			return nil, err
@@ -62,10 +71,11 @@ func DiffAnnotated(from, to *corev1.Pod, key, value string) ([]jsonpatch.JsonPat
 			to.Annotations = map[string]string{}
 		}
 		to.Annotations[key] = value
-		var err error
-		if perField[annotationsField], err = fieldOps(a[annotationsField], mutableFields(to)[annotationsField]); err != nil {
-			return nil, err
-		}
+		b[annotationsField] = mutableFields(to)[annotationsField]
+	}
+	var err error
+	if perField[annotationsField], err = fieldOps(a[annotationsField], b[annotationsField]); err != nil {
+		return nil, err
 	}
 	var ops []jsonpatch.JsonPatchOperation
 	for _, f := range perField {
