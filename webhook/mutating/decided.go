@@ -1,7 +1,8 @@
 package mutating
 
 import (
-	"github.com/sluice-data/sluice/policies/enforcement"
+	"strings"
+
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
@@ -19,18 +20,31 @@ type Decided struct {
 	annotation string
 }
 
-// newDecided describes d.
+// newDecided describes d: the mutations annotation with every rule
+// applied, whose parts are the rules' descriptions.
 func newDecided(d *decision.Mutating) *Decided {
 	dd := &Decided{decision: d}
-	var applied []enforcement.Verdict
+	var (
+		b     strings.Builder
+		spans [len(mutationRules)][2]int
+	)
 	for i, r := range mutationRules {
 		if !r.present(d) {
 			continue
 		}
-		dd.present[i], dd.described[i] = true, r.describe(d)
-		applied = append(applied, enforcement.Verdict{Rule: r.name, Outcome: enforcement.Applied, Message: dd.described[i]})
+		writeRule(&b, r.name)
+		spans[i][0] = b.Len()
+		r.describe(&b, d)
+		spans[i][1] = b.Len()
+		dd.present[i] = true
 	}
-	dd.annotation = mutationsAnnotation(applied)
+	s := b.String()
+	for i, sp := range spans {
+		if dd.present[i] {
+			dd.described[i] = s[sp[0]:sp[1]]
+		}
+	}
+	dd.annotation = bounded(s)
 	return dd
 }
 

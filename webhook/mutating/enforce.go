@@ -1,9 +1,9 @@
 package mutating
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,9 +16,10 @@ import (
 // mutationRule is one part of the mutating decision, the unit a mode or an
 // exception applies to (enforcement.MutationRules).
 type mutationRule struct {
-	name     string
-	present  func(d *decision.Mutating) bool
-	describe func(d *decision.Mutating) string
+	name    string
+	present func(d *decision.Mutating) bool
+	// describe writes what the rule injects.
+	describe func(b *strings.Builder, d *decision.Mutating)
 	clear    func(d *decision.Mutating)
 }
 
@@ -35,93 +36,132 @@ var mutationRules = [...]mutationRule{
 	{
 		name:    enforcement.RuleAppPostStart,
 		present: func(d *decision.Mutating) bool { return len(d.AppPostStart) > 0 },
-		describe: func(d *decision.Mutating) string {
-			var out []string
-			for _, a := range d.AppPostStart {
-				out = append(out, "postStart hook on container "+a.Container)
+		describe: func(b *strings.Builder, d *decision.Mutating) {
+			for i, a := range d.AppPostStart {
+				writeItem(b, i, "postStart hook on container ", a.Container)
 			}
-			return strings.Join(out, ", ")
 		},
 		clear: func(d *decision.Mutating) { d.AppPostStart = nil },
 	},
 	{
 		name:    enforcement.RuleMountPropagation,
 		present: func(d *decision.Mutating) bool { return len(d.MountPropagation) > 0 },
-		describe: func(d *decision.Mutating) string {
-			var out []string
-			for _, m := range d.MountPropagation {
-				out = append(out, fmt.Sprintf("%s on volume %s", m.Mode, m.Volume))
+		describe: func(b *strings.Builder, d *decision.Mutating) {
+			for i, m := range d.MountPropagation {
+				writeItem(b, i, string(m.Mode), " on volume ", m.Volume)
 			}
-			return strings.Join(out, ", ")
 		},
 		clear: func(d *decision.Mutating) { d.MountPropagation = nil },
 	},
 	{
 		name:    enforcement.RulePodMetadata,
 		present: func(d *decision.Mutating) bool { return len(d.Annotations) > 0 || len(d.Labels) > 0 },
-		describe: func(d *decision.Mutating) string {
-			var out []string
-			for _, k := range slices.Sorted(maps.Keys(d.Annotations)) {
-				out = append(out, "annotation "+k)
+		describe: func(b *strings.Builder, d *decision.Mutating) {
+			n := 0
+			for _, k := range sortedKeys(d.Annotations) {
+				writeItem(b, n, "annotation ", k)
+				n++
 			}
-			for _, k := range slices.Sorted(maps.Keys(d.Labels)) {
-				out = append(out, "label "+k)
+			for _, k := range sortedKeys(d.Labels) {
+				writeItem(b, n, "label ", k)
+				n++
 			}
-			return strings.Join(out, ", ")
 		},
 		clear: func(d *decision.Mutating) { d.Annotations, d.Labels = nil, nil },
 	},
 	{
 		name:    enforcement.RuleSidecar,
 		present: func(d *decision.Mutating) bool { return len(d.Sidecars) > 0 || len(d.VolumeRewrites) > 0 },
-		describe: func(d *decision.Mutating) string {
-			var out []string
-			served := map[string]bool{}
+		describe: func(b *strings.Builder, d *decision.Mutating) {
+			n := 0
 			for _, s := range d.Sidecars {
-				served[s.Volume] = true
-				out = append(out, fmt.Sprintf("FUSE sidecar for volume %s (dataset %s)", s.Volume, s.Dataset))
+				writeItem(b, n, "FUSE sidecar for volume ", s.Volume, " (dataset ", s.Dataset, ")")
+				n++
 			}
 			for _, rw := range d.VolumeRewrites {
-				if !served[rw.Volume] {
-					out = append(out, fmt.Sprintf("volume %s as hostPath %s", rw.Volume, rw.HostPath))
+				if !slices.ContainsFunc(d.Sidecars, func(s decision.Sidecar) bool { return s.Volume == rw.Volume }) {
+					writeItem(b, n, "volume ", rw.Volume, " as hostPath ", rw.HostPath)
+					n++
 				}
 			}
-			return strings.Join(out, ", ")
 		},
 		clear: func(d *decision.Mutating) { d.Sidecars, d.VolumeRewrites = nil, nil },
 	},
 }
 
-func describeAffinity(d *decision.Mutating) string {
-	var req, pref []string
+// describeAffinity writes "required <keys>; preferred <keys> (<weight>)",
+// a term's keys joined by "+".
+func describeAffinity(b *strings.Builder, d *decision.Mutating) {
+	n := 0
 	for _, r := range d.Affinity.Required {
-		req = append(req, r.Key)
+		writeItem(b, n, "")
+		if n == 0 {
+			b.WriteString("required ")
+		}
+		b.WriteString(r.Key)
+		n++
 	}
 	for _, t := range d.Affinity.RequiredTerms {
-		req = append(req, termKeys(t))
+		writeItem(b, n, "")
+		if n == 0 {
+			b.WriteString("required ")
+		}
+		writeTermKeys(b, t)
+		n++
 	}
-	for _, p := range d.Affinity.Preferred {
-		pref = append(pref, fmt.Sprintf("%s (%d)", termKeys(p.Preference), p.Weight))
+	var num [20]byte
+	for i, p := range d.Affinity.Preferred {
+		switch {
+		case i > 0:
+			b.WriteString(", ")
+		case n > 0:
+			b.WriteString("; preferred ")
+		default:
+			b.WriteString("preferred ")
+		}
+		writeTermKeys(b, p.Preference)
+		b.WriteString(" (")
+		b.Write(strconv.AppendInt(num[:0], int64(p.Weight), 10))
+		b.WriteString(")")
 	}
-	var out []string
-	if len(req) > 0 {
-		out = append(out, "required "+strings.Join(req, ", "))
-	}
-	if len(pref) > 0 {
-		out = append(out, "preferred "+strings.Join(pref, ", "))
-	}
-	return strings.Join(out, "; ")
 }
 
-func termKeys(t corev1.NodeSelectorTerm) string {
-	var keys []string
+func writeTermKeys(b *strings.Builder, t corev1.NodeSelectorTerm) {
+	n := 0
 	for _, r := range t.MatchExpressions {
-		keys = append(keys, r.Key)
+		if n > 0 {
+			b.WriteString("+")
+		}
+		b.WriteString(r.Key)
+		n++
 	}
 	for _, r := range t.MatchFields {
-		keys = append(keys, r.Key)
+		if n > 0 {
+			b.WriteString("+")
+		}
+		b.WriteString(r.Key)
+		n++
 	}
-	return strings.Join(keys, "+")
+}
+
+// writeItem writes the i-th item of a list joined by ", ": the parts.
+func writeItem(b *strings.Builder, i int, parts ...string) {
+	if i > 0 {
+		b.WriteString(", ")
+	}
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	if len(m) == 1 {
+		for k := range m {
+			return []string{k}
+		}
+	}
+	return slices.Sorted(maps.Keys(m))
 }
 
 // enforce applies the enforcement policy p to the decision dd (shared:
@@ -166,13 +206,27 @@ const maxMutationsAnnotation = 4096
 // mutationsAnnotation is the value of AnnotationMutations: what each
 // applied mutation rule injected, "" if none.
 func mutationsAnnotation(verdicts []enforcement.Verdict) string {
-	var parts []string
+	var b strings.Builder
 	for _, v := range verdicts {
 		if v.Outcome == enforcement.Applied {
-			parts = append(parts, v.Rule+": "+v.Message)
+			writeRule(&b, v.Rule)
+			b.WriteString(v.Message)
 		}
 	}
-	s := strings.Join(parts, "; ")
+	return bounded(b.String())
+}
+
+// writeRule starts a rule's part of the mutations annotation.
+func writeRule(b *strings.Builder, rule string) {
+	if b.Len() > 0 {
+		b.WriteString("; ")
+	}
+	b.WriteString(rule)
+	b.WriteString(": ")
+}
+
+// bounded is the mutations annotation s cut at maxMutationsAnnotation.
+func bounded(s string) string {
 	if len(s) > maxMutationsAnnotation {
 		s = s[:maxMutationsAnnotation] + "…"
 	}

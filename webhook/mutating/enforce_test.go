@@ -95,3 +95,53 @@ func TestEnforceDenials(t *testing.T) {
 		t.Fatalf("without enforcement: deny %v, verdicts %+v (no mutation verdicts for a denied Pod)", denied.Deny, only)
 	}
 }
+
+// TestMutationsAnnotationDescribesEveryRule: the annotation of a decision
+// with something for every mutation rule, each rule's description a part
+// of it (the verdicts' messages).
+func TestMutationsAnnotationDescribesEveryRule(t *testing.T) {
+	d := fullDecision()
+	d.Affinity.Required = []corev1.NodeSelectorRequirement{{Key: "fluid.io/f-a-d"}}
+	d.Affinity.RequiredTerms = []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "fluid.io/s-a-d"}, {Key: "zone"}},
+		MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name"}}}}
+	d.Affinity.Preferred = append(d.Affinity.Preferred, corev1.PreferredSchedulingTerm{Weight: 120,
+		Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "region"}}}})
+	d.AppPostStart = []decision.AppPostStart{{Container: "app"}, {Container: "side"}}
+	d.Annotations["b.example/x"] = "1"
+	d.Labels = map[string]string{"done.sidecar.fluid.io/inject": "true"}
+	d.VolumeRewrites = append(d.VolumeRewrites, decision.VolumeRewrite{Volume: "other", HostPath: "/runtime-mnt/y"})
+	want := map[string]string{
+		"affinity":          "required fluid.io/f-a-d, fluid.io/s-a-d+zone+metadata.name; preferred fluid.io/s-a-d (100), region (120)",
+		"app-poststart":     "postStart hook on container app, postStart hook on container side",
+		"mount-propagation": "HostToContainer on volume data",
+		"pod-metadata":      "annotation b.example/x, annotation fluid.io/datasets-in-use, label done.sidecar.fluid.io/inject",
+		"sidecar":           "FUSE sidecar for volume data (dataset a/d), volume other as hostPath /runtime-mnt/y",
+	}
+	dd := newDecided(d)
+	var parts []string
+	for i, r := range mutationRules {
+		if !dd.present[i] || dd.described[i] != want[r.name] {
+			t.Errorf("rule %s: present %v, described %q, want %q", r.name, dd.present[i], dd.described[i], want[r.name])
+		}
+		parts = append(parts, r.name+": "+want[r.name])
+	}
+	if a := strings.Join(parts, "; "); dd.annotation != a {
+		t.Errorf("annotation\n%q, want\n%q", dd.annotation, a)
+	}
+	_, verdicts, annotation := enforce(nil, dd, enforcement.Object{Namespace: "a"}, time.Now(), false)
+	if mutationsAnnotation(verdicts) != annotation {
+		t.Errorf("the verdicts' annotation %q differs from the decision's %q", mutationsAnnotation(verdicts), annotation)
+	}
+}
+
+// A long annotation is cut at maxMutationsAnnotation.
+func TestMutationsAnnotationIsBounded(t *testing.T) {
+	d := &decision.Mutating{}
+	for i := range 400 {
+		d.MountPropagation = append(d.MountPropagation, decision.MountPropagation{Volume: strings.Repeat("v", 20) + string(rune('a'+i%26)), Mode: corev1.MountPropagationHostToContainer})
+	}
+	dd := newDecided(d)
+	if len(dd.annotation) != maxMutationsAnnotation+len("…") || !strings.HasSuffix(dd.annotation, "…") || len(dd.described[2]) < maxMutationsAnnotation {
+		t.Errorf("annotation of %d bytes, description of %d", len(dd.annotation), len(dd.described[2]))
+	}
+}
