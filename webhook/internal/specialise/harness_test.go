@@ -10,6 +10,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"sigs.k8s.io/yaml"
 
@@ -80,21 +81,7 @@ type compiled struct {
 func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 	t.Helper()
 	ctx := context.Background()
-	modules := map[string]*ast.Module{}
-	for id, text := range b.modules {
-		m, err := ast.ParseModuleWithOpts(id, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		modules[id] = m
-	}
-	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
-	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
-	if compiler.Failed() {
-		t.Fatal(compiler.Errors)
-	}
-	store := inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.data}},
-		inmem.OptRoundTripOnWrite(true), inmem.OptReturnASTValuesOnRead(true))
+	modules, compiler, store := compileBundle(t, b)
 	const ns = "sluice_prepared_q0"
 	c := &compiled{}
 	if wait != nil {
@@ -113,6 +100,28 @@ func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// compileBundle parses and compiles b's modules and serves its data, as
+// webhook/policy does.
+func compileBundle(t *testing.T, b bundle) (map[string]*ast.Module, *ast.Compiler, storage.Store) {
+	t.Helper()
+	modules := map[string]*ast.Module{}
+	for id, text := range b.modules {
+		m, err := ast.ParseModuleWithOpts(id, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		modules[id] = m
+	}
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
+	if compiler.Failed() {
+		t.Fatal(compiler.Errors)
+	}
+	store := inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.data}},
+		inmem.OptRoundTripOnWrite(true), inmem.OptReturnASTValuesOnRead(true))
+	return modules, compiler, store
 }
 
 // eval evaluates the query for input as policy.Compiled.Eval does: with

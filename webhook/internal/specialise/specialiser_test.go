@@ -11,11 +11,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/sluice-data/sluice/policies"
-	"github.com/sluice-data/sluice/webhook/internal/opalock"
 )
 
 // specModule compares input values with constants in every way the
@@ -193,20 +191,13 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 // partially evaluates the residual again, and a class whose residual keeps
 // a default rule then fails to build.
 func TestDottedNamespaceIsRefused(t *testing.T) {
-	b := defaultBundle(t)
-	modules := map[string]*ast.Module{}
-	for id, text := range b.modules {
-		m, err := ast.ParseModuleWithOpts(id, text, ast.ParserOptions{RegoVersion: ast.RegoV1, ProcessAnnotation: true})
-		if err != nil {
-			t.Fatal(err)
+	modules, compiler, store := compileBundle(t, defaultBundle(t))
+	cfg := Config{Query: policies.MutatingQuery, Modules: modules, Compiler: compiler, Store: store}
+	for ns, want := range map[string]bool{"prepared_q0": true, "prepared.q0": false} {
+		cfg.Namespace = ns
+		if s := New(context.Background(), cfg); (s != nil) != want {
+			t.Errorf("namespace %s: specialiser %v, want one: %v", ns, s != nil, want)
 		}
-		modules[id] = m
-	}
-	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
-	_ = opalock.Do(func() error { compiler.Compile(modules); return nil })
-	store := inmem.NewFromObjectWithOpts(map[string]any{"sluice": map[string]any{"config": b.data}}, inmem.OptReturnASTValuesOnRead(true))
-	if s := New(context.Background(), Config{Query: policies.MutatingQuery, Namespace: "prepared.q0", Modules: modules, Compiler: compiler, Store: store}); s != nil {
-		t.Error("a dotted namespace was taken")
 	}
 }
 
