@@ -61,28 +61,23 @@ func Compile(ctx context.Context, q Query) (*ast.Compiler, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	// Compiled once as partial evaluation left the bodies: compiling orders
-	// each body for safety (a negation after the bindings of its
-	// variables, which partial evaluation may have put last) and breaks
-	// nested calls out into expressions of their own. Deferred in that
-	// order, compiled again: each moved expression is still safe at the
-	// end, so the second compilation keeps the order.
+	// Compiling orders each body for safety (a negation after the
+	// bindings of its variables, which partial evaluation may have put
+	// last, so after the messages) and breaks nested calls out into
+	// expressions of their own; the residual's bodies are deferred in that
+	// order, in place. Each moved expression stays safe at the end, and
+	// the rule indices the compiler built do not depend on the order of a
+	// body's expressions.
 	compiled, err := compile(q, modules)
 	if err != nil {
 		return nil, "", err
 	}
 	for _, id := range ids {
-		m := compiled.Modules[id].Copy()
-		for _, r := range m.Rules {
+		for _, r := range compiled.Modules[id].Rules {
 			for e := r; e != nil; e = e.Else {
 				e.Body = Defer(e.Body)
 			}
 		}
-		modules[id] = m
-	}
-	compiled, err = compile(q, modules)
-	if err != nil {
-		return nil, "", err
 	}
 	return compiled, result, nil
 }
