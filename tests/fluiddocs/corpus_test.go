@@ -47,13 +47,17 @@ func TestFluidDocsUnderTheFluidCompatibleProfile(t *testing.T) {
 		pages = slices.DeleteFunc(pages, func(p page) bool { return !re.MatchString(p.name) })
 	}
 	results := make([][]string, len(pages))
-	// First the pages that select labelled nodes, on nodes labelled for
-	// them, so that no other page's Exclusive workers take those first.
-	for _, labelled := range []bool{true, false} {
+	// First the pages whose Datasets or runtimes select labelled nodes, on
+	// nodes labelled for them, so that no other page's Exclusive workers
+	// take those first: a page that labels nodes only for its application
+	// Pods runs with the rest, its workers placed anywhere (in the first
+	// round they took the nodes of pages placing theirs, which then never
+	// got all their workers; a stopped CI run showed it).
+	for _, first := range []bool{true, false} {
 		sem := make(chan struct{}, concurrentPages)
 		var wg sync.WaitGroup
 		for i, p := range pages {
-			if (len(p.nodeLabels()) > 0) != labelled {
+			if p.placesWorkers() != first {
 				continue
 			}
 			wg.Add(1)
@@ -138,7 +142,7 @@ func runPage(t *testing.T, i int, p page) []string {
 	}
 	if labels := p.nodeLabels(); len(labels) > 0 {
 		// As the page says: label nodes for what it selects.
-		if _, err := cluster.AddNodes(ctx, ns.ns+"-node", 3, 110, labels); err != nil {
+		if _, err := cluster.AddNodes(ctx, ns.ns+"-node", p.workerNodes(), 110, labels); err != nil {
 			t.Errorf("%s: labelled nodes: %v", p.name, err)
 			return nil
 		}

@@ -135,7 +135,32 @@ func (n *namespaces) walk(v any) {
 // nodeLabels are the node labels the page's objects select (nodeSelector
 // maps, and the first value of each In requirement), which the page tells
 // its reader to put on nodes (kubectl label nodes …) before applying.
-func (p page) nodeLabels() map[string]string {
+func (p page) nodeLabels() map[string]string { return p.selected(func(string) bool { return true }) }
+
+// placesWorkers says whether the page's Datasets or runtimes select nodes,
+// so that their cache workers run only on nodes labelled for them.
+func (p page) placesWorkers() bool {
+	return len(p.selected(func(kind string) bool { return kind == "Dataset" || strings.HasSuffix(kind, "Runtime") })) > 0
+}
+
+// workerNodes is how many nodes the page labels: three, or as many as its
+// largest runtime has workers, so that workers placed one to a node
+// (Exclusive placement) fit on the page's own nodes.
+func (p page) workerNodes() int {
+	n := 3
+	for _, o := range p.objs {
+		if strings.HasSuffix(o.GetKind(), "Runtime") {
+			if r, ok, _ := unstructured.NestedInt64(o.Object, "spec", "replicas"); ok && int(r) > n {
+				n = int(r)
+			}
+		}
+	}
+	return n
+}
+
+// selected are the node labels the spec of the page's objects of the kinds
+// keep selects (see nodeLabels).
+func (p page) selected(keep func(kind string) bool) map[string]string {
 	out := map[string]string{}
 	var walk func(v any)
 	walk = func(v any) {
@@ -174,7 +199,9 @@ func (p page) nodeLabels() map[string]string {
 		}
 	}
 	for _, o := range p.objs {
-		walk(o.Object["spec"])
+		if keep(o.GetKind()) {
+			walk(o.Object["spec"])
+		}
 	}
 	return out
 }
