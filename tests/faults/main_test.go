@@ -58,5 +58,5 @@ func startController(ctx context.Context, e *testenv.Env) error {
 func startWebhook(ctx context.Context, e *testenv.Env) error {
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Wrap(webhookFaults.wrap)
-	return inprocess.Webhook(ctx, e, cfg, testenv.Stretch(60*time.Second), nil)
+	return inprocess.Webhook(ctx, e, cfg, 60*time.Second, nil)
 }

@@ -20,7 +20,9 @@ import (
 // the webhook configurations it installed (Options.WebhookPaths), policies
 // read from webhook.DefaultNamespace, which it creates unless it exists. tune, when not nil,
 // changes the options further. It returns once the webhook is ready, or
-// fails after timeout.
+// fails after timeout, stretched under the race detector (testenv.Stretch:
+// readiness waits for the policy bundle's compilation, the code the race
+// detector slows most, and test packages run side by side).
 func Webhook(ctx context.Context, e *testenv.Env, cfg *rest.Config, timeout time.Duration, tune func(*webhook.Options)) error {
 	if err := e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: webhook.DefaultNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
@@ -34,5 +36,5 @@ func Webhook(ctx context.Context, e *testenv.Env, cfg *rest.Config, timeout time
 	if tune != nil {
 		tune(o)
 	}
-	return webhook.StartLocal(ctx, cfg, o, timeout)
+	return webhook.StartLocal(ctx, cfg, o, testenv.Stretch(timeout))
 }
