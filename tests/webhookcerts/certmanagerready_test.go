@@ -80,6 +80,10 @@ func TestCertManagerModeReadyOnlyOnceTheCAIsInjected(t *testing.T) {
 	setBundles(t, cfgs.mutating, &admissionregistrationv1.MutatingWebhookConfiguration{}, caPEM)
 	notReady("the CA in the mutating configuration only", "ValidatingWebhookConfiguration "+cfgs.validating+" webhook")
 	setBundles(t, cfgs.validating, &admissionregistrationv1.ValidatingWebhookConfiguration{}, caPEM)
+	// Readiness also waits for the policy bundle, whose first load takes
+	// seconds on a machine busy with other suites; what this test times is
+	// the certificate check.
+	waitFor(t, time.Minute, "the policy bundle loaded", func() error { return r.get("/readyz/policies") })
 	waitFor(t, 5*time.Second, "ready once both configurations trust the certificate", r.readyz)
 
 	other, _ := issue(t, "another-ca", nil, nil)
