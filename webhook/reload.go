@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -88,12 +89,13 @@ func (r *Reloader) reload(ctx context.Context) (rejected, _ error) {
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	modules, err := r.load(ctx, cms)
 	if err == nil {
 		metrics.PolicyReloads.WithLabelValues(policies.StatusOK).Inc()
 		metrics.PolicyBundleOK.Set(1)
 		r.loaded.Store(true)
-		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms))
+		log.Info("policy bundle loaded", "modules", modules, "configMaps", names(cms), "took", time.Since(start).Round(time.Millisecond))
 		return nil, r.annotate(ctx, cms, policies.StatusOK, true)
 	}
 	metrics.PolicyReloads.WithLabelValues("error").Inc()

@@ -266,6 +266,7 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes, 
 	// volumes come from (Changes), and load the first bundle once
 	// the caches have synced, even if no policy ConfigMap exists.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		start := time.Now()
 		for _, obj := range informed() {
 			if _, err := mgr.GetCache().GetInformer(ctx, obj); err != nil {
 				return fmt.Errorf("starting the informer for %T: %w", obj, err)
@@ -280,6 +281,9 @@ func setupReloader(mgr manager.Manager, r *Reloader, changes *snapshot.Changes, 
 		if err := wrapped.sync(ctx); err != nil {
 			return err
 		}
+		// A replica is unready until here and until its bundle loads:
+		// the two durations tell a slow start's cause apart.
+		ctrl.Log.WithName("webhook").Info("caches synced; loading the policy bundle", "took", time.Since(start).Round(time.Millisecond))
 		// Until a bundle loads the webhook stays unready. The first load
 		// leaves out ConfigMaps that do not compile (Reload), so only
 		// defaults that do not compile, or a ConfigMap list that fails,
