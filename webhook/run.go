@@ -199,15 +199,18 @@ func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Cl
 }
 
 // CacheOptions limits what the webhook caches: dataset PVCs and PVs only
-// (those labelled fluid.io/dataset-id), policy ConfigMaps only in the policy
-// namespaces, FUSE records (PodTemplates labelled sluice.io/fuse-record)
-// only in fuseRecords, and no deep copies on read (the webhook never
-// mutates what it reads from the cache). No object keeps its
-// managedFields, and a PVC only what the webhook reads of it (trimClaim):
-// any tenant may label a PVC so (audit N9).
+// (those labelled fluid.io/dataset-id), engine DaemonSets only (labelled
+// fluid.io/dataset), policy ConfigMaps only in the policy namespaces, FUSE
+// records (PodTemplates labelled sluice.io/fuse-record) only in
+// fuseRecords, and no deep copies on read (the webhook never mutates what
+// it reads from the cache). No object keeps its managedFields, and a PVC
+// or a DaemonSet only what the webhook reads of it (trimClaim,
+// trimDaemonSet): any tenant may label them so (audit N9).
 func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
 	datasetSel := labels.NewSelector().Add(*datasetObjects)
+	engineObjects, _ := labels.NewRequirement(datav1alpha1.LabelDataset, selection.Exists, nil)
+	engineSel := labels.NewSelector().Add(*engineObjects)
 	nsConfig := map[string]cache.Config{}
 	for _, ns := range policyNamespaces {
 		nsConfig[ns] = cache.Config{}
@@ -218,6 +221,7 @@ func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.PersistentVolumeClaim{}: {Label: datasetSel, Transform: trimClaim},
 			&corev1.PersistentVolume{}:      {Label: datasetSel},
+			&appsv1.DaemonSet{}:             {Label: engineSel, Transform: trimDaemonSet},
 			&corev1.PodTemplate{}: {
 				Namespaces: map[string]cache.Config{fuseRecords: {}},
 				Label:      labels.SelectorFromSet(labels.Set{datav1alpha1.LabelFuseRecord: "true"}),

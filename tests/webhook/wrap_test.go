@@ -56,7 +56,8 @@ func seedWrappingDataset(t *testing.T, ns string) string {
 		t.Fatal(err)
 	}
 	podLabels := map[string]string{"app": "nas-fuse"}
-	fuse := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nas" + datav1alpha1.FuseDaemonSetSuffix},
+	fuse := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nas" + datav1alpha1.FuseDaemonSetSuffix,
+		Labels: map[string]string{datav1alpha1.LabelDataset: ns + "-nas"}},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: podLabels}, Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "fuse", Image: "registry.example.com/nfs-fuse", Command: []string{"mount-nfs"}}}}}}}

@@ -92,7 +92,10 @@ func SeedDataset(ctx context.Context, c client.Client, ns, name string, phase da
 	// Where a controller runs, the runtime's release may have created the
 	// FUSE DaemonSet first; either one serves.
 	must(ignoreExists(c.Create(ctx, &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name + datav1alpha1.FuseDaemonSetSuffix, Namespace: ns},
+		// Labelled as the engine charts label it: the webhook caches
+		// only DaemonSets so labelled.
+		ObjectMeta: metav1.ObjectMeta{Name: name + datav1alpha1.FuseDaemonSetSuffix, Namespace: ns,
+			Labels: map[string]string{datav1alpha1.LabelDataset: ns + "-" + name}},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name + "-fuse"}},
 			Template: corev1.PodTemplateSpec{
