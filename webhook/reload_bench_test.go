@@ -8,14 +8,15 @@ import (
 	"k8s.io/client-go/tools/events"
 	fakeclient "sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
 // BenchmarkPolicyReload measures one reload of the policy bundle as the
 // webhook does it when a policy ConfigMap changes: list the ConfigMaps,
-// compile the default policies with a platform ConfigMap's data over them,
-// swap the engine's active bundle and annotate the ConfigMap. What it
+// compile the default policies with a platform ConfigMap's data over them
+// (each query partially evaluated, and made ready to specialise by input
+// class, as the webhook's engine is by default), swap the engine's active
+// bundle and annotate the ConfigMap. What it
 // leaves out is the informer's delivery of the change, which the
 // `sluice dev --demo` story observes end to end (its policy step).
 func BenchmarkPolicyReload(b *testing.B) {
@@ -26,7 +27,7 @@ func BenchmarkPolicyReload(b *testing.B) {
 	}
 	cm := policyConfigMap("platform", map[string]string{"platform.yaml": "mutating:\n  affinity:\n    preferred:\n      - {name: fluid.io/node, weight: 80}\n"})
 	c := fakeclient.NewClientBuilder().WithObjects(cm).Build()
-	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
+	engine := newEngine(NewOptions())
 	r := &Reloader{Client: c, Engine: engine, Base: base, Namespaces: []string{"sluice-system"}, Recorder: events.NewFakeRecorder(10)}
 	b.ReportAllocs()
 	for b.Loop() {

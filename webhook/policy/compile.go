@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/residual"
 	"github.com/sluice-data/sluice/webhook/internal/specialise"
 )
 
@@ -123,12 +124,19 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced}
 	for i, q := range queries {
+		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store}
+		// One partial evaluation serves the general query and the
+		// specialiser; should it fail, the query is prepared as written
+		// and not specialised.
+		_ = opalock.Do(func() (err error) {
+			rq.Residual, err = residual.Partial(ctx, rq)
+			return err
+		})
 		var sp *specialise.Specialiser
 		if spec != nil {
-			sp = specialise.New(ctx, specialise.Config{Query: q, Namespace: preparedNamespace(i),
-				Modules: modules, Compiler: compiler, Store: store, Wait: *spec})
+			sp = specialise.New(specialise.Config{Query: q, Residual: rq.Residual, Modules: modules, Compiler: compiler, Store: store, Wait: *spec})
 		}
-		pq, err := prepare(ctx, q, i, modules, compiler, store)
+		pq, err := prepare(ctx, rq)
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}

@@ -4,42 +4,40 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage"
 
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
 	"github.com/sluice-data/sluice/webhook/internal/residual"
 )
 
-// prepare prepares query q, the i-th of its bundle, for evaluation. The
-// policy data is fixed for the life of a compiled bundle (a data change
-// recompiles it), so the query is first partially evaluated with everything
-// but the input known: references to data.sluice.config, and the
-// iterations and conditions over it, are folded into residual rules once
-// instead of being read and evaluated on every request. The residual rules
-// are compiled, with the bundle's modules (compiler's, left as it is),
-// under a package of their own per query, their value-only expressions
-// evaluated after their checks (webhook/internal/residual). Should partial
-// evaluation fail, the query is prepared as written; both forms give the
-// same results.
-func prepare(ctx context.Context, q string, i int, modules map[string]*ast.Module, compiler *ast.Compiler, store storage.Store) (pq rego.PreparedEvalQuery, err error) {
+// prepare prepares query q.Query, the i-th of its bundle, for evaluation.
+// The policy data is fixed for the life of a compiled bundle (a data
+// change recompiles it), so the query is prepared from its partial
+// evaluation with everything but the input known (q.Residual, when the
+// caller has it; webhook/internal/residual): references to
+// data.sluice.config, and the iterations and conditions over it, are
+// folded into residual rules once instead of being read and evaluated on
+// every request. The residual rules are compiled, with the bundle's
+// modules (q.Compiler's, left as it is), under a package of their own per
+// query, their value-only expressions evaluated after their checks. Should
+// partial evaluation fail, the query is prepared as written; both forms
+// give the same results.
+func prepare(ctx context.Context, q residual.Query) (pq rego.PreparedEvalQuery, err error) {
 	err = opalock.Do(func() error {
-		pq, err = prepareUnlocked(ctx, q, i, modules, compiler, store)
+		pq, err = prepareUnlocked(ctx, q)
 		return err
 	})
 	return pq, err
 }
 
-func prepareUnlocked(ctx context.Context, q string, i int, modules map[string]*ast.Module, compiler *ast.Compiler, store storage.Store) (rego.PreparedEvalQuery, error) {
-	if pq, err := residual.Prepare(ctx, residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules,
-		Compiler: compiler, Store: store}); err == nil {
+func prepareUnlocked(ctx context.Context, q residual.Query) (rego.PreparedEvalQuery, error) {
+	if pq, err := residual.Prepare(ctx, q); err == nil {
 		return pq, nil
 	}
 	return rego.New(
-		rego.Query(q),
-		rego.Compiler(compiler),
-		rego.Store(store),
+		rego.Query(q.Query),
+		rego.Compiler(q.Compiler),
+		rego.Store(q.Store),
 		rego.StoreReadAST(true),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)

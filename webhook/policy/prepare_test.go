@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/sluice-data/sluice/webhook/internal/residual"
 )
 
 // countingStore counts the reads evaluations make.
@@ -57,7 +58,7 @@ func TestPrepareFoldsPolicyData(t *testing.T) {
 		t.Fatal(err)
 	}
 	modules, c, store := compileForTest(t)
-	pq, err := prepare(ctx, "data.t.answer", 0, modules, c, store)
+	pq, err := prepare(ctx, residual.Query{Query: "data.t.answer", Namespace: preparedNamespace(0), Modules: modules, Compiler: c, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 )
 
-// resultVar is the variable the partially evaluated query binds to the
-// query's value.
-const resultVar = "sluice_residual_result"
+// ResultVar is the variable a residual query binds to the query's value.
+const ResultVar = "sluice_residual_result"
 
 // Query is a query of a compiled bundle to prepare from its residual.
 type Query struct {
@@ -28,13 +27,35 @@ type Query struct {
 	Compiler *ast.Compiler
 	// Store serves the bundle's data.
 	Store storage.Store
+	// Residual is Partial's result for this query, when the caller has it
+	// already (the specialiser reads the same residual); without it,
+	// Compile and Prepare partially evaluate the query themselves. It is
+	// read, never changed.
+	Residual *rego.PartialQueries
 }
 
-// Prepare partially evaluates q.Query with the input unknown, defers the
-// value-only expressions of every residual body (Defer), compiles the
-// residual and prepares its query, as rego.PartialResult and
-// PrepareForEval would without the deferral. The caller holds the lock
-// that serialises OPA's compilations (webhook/internal/opalock).
+// Partial partially evaluates q.Query with the input unknown: the residual
+// queries bind ResultVar to its value, their support rules are in package
+// q.Namespace. The caller holds the lock that serialises OPA's
+// compilations (webhook/internal/opalock).
+//
+// The namespace must be one name: OPA takes a dotted partial namespace as
+// one key when a residual is partially evaluated again, as the specialiser
+// does, and the residual's default rules then come out twice.
+func Partial(ctx context.Context, q Query) (*rego.PartialQueries, error) {
+	if !ast.IsVarCompatibleString(q.Namespace) {
+		return nil, fmt.Errorf("namespace %q is not one name", q.Namespace)
+	}
+	return rego.New(rego.Query(ResultVar+" = "+q.Query), rego.PartialNamespace(q.Namespace), rego.Compiler(q.Compiler),
+		rego.Store(q.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
+}
+
+// Prepare partially evaluates q.Query with the input unknown (or takes
+// q.Residual), defers the value-only expressions of every residual body
+// (Defer), compiles the residual and prepares its query, as
+// rego.PartialResult and PrepareForEval would without the deferral. The
+// caller holds the lock that serialises OPA's compilations
+// (webhook/internal/opalock).
 func Prepare(ctx context.Context, q Query) (rego.PreparedEvalQuery, error) {
 	compiler, result, err := Compile(ctx, q)
 	if err != nil {
@@ -43,19 +64,21 @@ func Prepare(ctx context.Context, q Query) (rego.PreparedEvalQuery, error) {
 	return rego.New(rego.Query(result), rego.Compiler(compiler), rego.Store(q.Store), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
 }
 
-// Compile partially evaluates q.Query and compiles the residual, its bodies
-// deferred, with q's modules. It returns the compiler and the reference
-// whose value is q.Query's: a complete rule with a body per residual query
-// (should two give different values, the evaluation fails, as it does for
-// rego.PartialResult).
+// Compile partially evaluates q.Query (or takes q.Residual) and compiles
+// the residual, its bodies deferred, with q's modules. It returns the
+// compiler and the reference whose value is q.Query's: a complete rule
+// with a body per residual query (should two give different values, the
+// evaluation fails, as it does for rego.PartialResult).
 func Compile(ctx context.Context, q Query) (*ast.Compiler, string, error) {
 	if !ast.IsVarCompatibleString(q.Namespace) {
 		return nil, "", fmt.Errorf("namespace %q is not one name", q.Namespace)
 	}
-	pqs, err := rego.New(rego.Query(resultVar+" = "+q.Query), rego.PartialNamespace(q.Namespace), rego.Compiler(q.Compiler),
-		rego.Store(q.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
-	if err != nil {
-		return nil, "", err
+	pqs := q.Residual
+	if pqs == nil {
+		var err error
+		if pqs, err = Partial(ctx, q); err != nil {
+			return nil, "", err
+		}
 	}
 	modules, ids, result, err := withResidual(q, pqs)
 	if err != nil {
@@ -67,7 +90,8 @@ func Compile(ctx context.Context, q Query) (*ast.Compiler, string, error) {
 	// expressions of their own; the residual's bodies are deferred in that
 	// order, in place. Each moved expression stays safe at the end, and
 	// the rule indices the compiler built do not depend on the order of a
-	// body's expressions.
+	// body's expressions. The compiler works on copies: q.Residual is left
+	// as it was.
 	compiled, err := compile(q, modules)
 	if err != nil {
 		return nil, "", err
@@ -105,7 +129,7 @@ func withResidual(q Query, pqs *rego.PartialQueries) (map[string]*ast.Module, []
 		id := fmt.Sprintf("sluice:%s/support/%d", q.Namespace, i)
 		modules[id], ids = m, append(ids, id)
 	}
-	query, err := ast.ParseModuleWithOpts("sluice:"+pkg, "package "+pkg+"\nresult := "+resultVar+" if "+resultVar+" := true",
+	query, err := ast.ParseModuleWithOpts("sluice:"+pkg, "package "+pkg+"\nresult := "+ResultVar+" if "+ResultVar+" := true",
 		ast.ParserOptions{RegoVersion: ast.RegoV1})
 	if err != nil {
 		return nil, nil, "", err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/residual"
 )
 
 // The tests of this package compile bundles as webhook/policy does
@@ -85,7 +86,11 @@ func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 	const ns = "sluice_prepared_q0"
 	c := &compiled{}
 	if wait != nil {
-		c.spec = New(ctx, Config{Query: query, Namespace: ns, Modules: modules, Compiler: compiler, Store: store, Wait: *wait})
+		pqs, err := partial(query, ns, compiler, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.spec = New(Config{Query: query, Residual: pqs, Modules: modules, Compiler: compiler, Store: store, Wait: *wait})
 	}
 	err := opalock.Do(func() error {
 		pr, err := rego.New(rego.Query(query), rego.PartialNamespace(ns), rego.Compiler(compiler), rego.Store(store),
@@ -100,6 +105,16 @@ func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// partial is query's residual in namespace ns, as webhook/policy makes it
+// for the general query and the specialiser.
+func partial(query, ns string, compiler *ast.Compiler, store storage.Store) (pqs *rego.PartialQueries, err error) {
+	err = opalock.Do(func() (err error) {
+		pqs, err = residual.Partial(context.Background(), residual.Query{Query: query, Namespace: ns, Compiler: compiler, Store: store})
+		return err
+	})
+	return pqs, err
 }
 
 // compileBundle parses and compiles b's modules and serves its data, as

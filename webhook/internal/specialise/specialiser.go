@@ -26,8 +26,6 @@ const (
 	maxVariants = 16
 	// specialisedNamespace is where the rules of a specialised query live.
 	specialisedNamespace = "sluice_specialised"
-	// resultVar is the variable the residual query binds to its value.
-	resultVar = "sluice_result"
 )
 
 // parserOptions parse the module that wraps a specialised query, as
@@ -38,11 +36,13 @@ var parserOptions = ast.ParserOptions{RegoVersion: ast.RegoV1}
 // one prepared query, one per input class (see the package comment).
 type Specialiser struct {
 	name    string        // the query, for metrics
-	query   ast.Body      // the residual query, binding resultVar
+	query   ast.Body      // the residual query, binding residual.ResultVar
 	support []*ast.Module // the residual's rules
 	modules map[string]*ast.Module
 	store   storage.Store
-	probes  []probe
+	// capabilities are the bundle compiler's, for a class's compilation.
+	capabilities *ast.Capabilities
+	probes       []probe
 	// wait makes a class's first evaluation wait for its query to be built.
 	wait bool
 	// limit is the number of classes that get a specialised query.
@@ -65,13 +65,13 @@ type Config struct {
 	// Query is the query as written (data.sluice.mutating.decision); it
 	// names the Specialiser's builds in metrics.
 	Query string
-	// Namespace is a package, unused by the bundle, for the residual's
-	// rules: one name, without dots (New refuses others; see
-	// webhook/policy's preparedNamespace).
-	Namespace string
+	// Residual is the query's partial evaluation (residual.Partial, whose
+	// namespace is one name), which the general query is prepared from
+	// too. It is read, never changed.
+	Residual *rego.PartialQueries
 	// Modules are the bundle's parsed modules, and Compiler the compiler
-	// they were compiled with (before the general query's residual is
-	// added to it).
+	// they were compiled with: a class's query is compiled with its
+	// capabilities.
 	Modules  map[string]*ast.Module
 	Compiler *ast.Compiler
 	// Store serves the bundle's data.
@@ -81,20 +81,12 @@ type Config struct {
 	Wait bool
 }
 
-// New partially evaluates the query and returns its Specialiser, or nil
-// when the residual has nothing to specialise on or a shape this does not
-// handle: then the general query serves every input.
-func New(ctx context.Context, cfg Config) *Specialiser {
-	if rebindsInput(cfg.Modules) || !ast.IsVarCompatibleString(cfg.Namespace) {
-		return nil
-	}
-	var pqs *rego.PartialQueries
-	err := opalock.Do(func() (err error) {
-		pqs, err = rego.New(rego.Query(resultVar+" = "+cfg.Query), rego.PartialNamespace(cfg.Namespace), rego.Compiler(cfg.Compiler),
-			rego.Store(cfg.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
-		return err
-	})
-	if err != nil || len(pqs.Queries) != 1 {
+// New returns the Specialiser of the query whose residual cfg holds, or nil
+// when there is none, or it has nothing to specialise on or a shape this
+// does not handle: then the general query serves every input.
+func New(cfg Config) *Specialiser {
+	pqs := cfg.Residual
+	if pqs == nil || rebindsInput(cfg.Modules) || len(pqs.Queries) != 1 {
 		return nil
 	}
 	probes := findProbes(pqs.Queries[0], pqs.Support)
@@ -107,7 +99,7 @@ func New(ctx context.Context, cfg Config) *Specialiser {
 		}
 	}
 	return &Specialiser{name: cfg.Query, query: pqs.Queries[0], support: pqs.Support, modules: cfg.Modules, store: cfg.Store,
-		probes: probes, wait: cfg.Wait, limit: maxVariants, variants: map[classKey]*variant{}}
+		capabilities: cfg.Compiler.Capabilities(), probes: probes, wait: cfg.Wait, limit: maxVariants, variants: map[classKey]*variant{}}
 }
 
 // ForInput returns the specialised query for input's class, or false when
@@ -213,7 +205,7 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 	}
 	bindObjectKeys(support)
 	resultModule, err := ast.ParseModuleWithOpts("sluice:result",
-		"package "+specialisedNamespace+"_result\nresult := "+resultVar+" if "+resultVar+" := true", parserOptions)
+		"package "+specialisedNamespace+"_result\nresult := "+residual.ResultVar+" if "+residual.ResultVar+" := true", parserOptions)
 	if err != nil {
 		return rego.PreparedEvalQuery{}, err
 	}
@@ -225,7 +217,7 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 	// A bundle load waiting for the lock goes first: builds queue up when
 	// many classes arrive at once, and the load serves every admission.
 	err = opalock.Background(func() error {
-		compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+		compiler := ast.NewCompiler().WithEnablePrintStatements(false).WithCapabilities(s.capabilities)
 		if compiler.Compile(modules); compiler.Failed() {
 			return compiler.Errors
 		}

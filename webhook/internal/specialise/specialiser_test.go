@@ -187,17 +187,24 @@ func TestDefaultPoliciesSpecialised(t *testing.T) {
 	}
 }
 
-// A dotted namespace is refused: OPA takes it as one key when it
-// partially evaluates the residual again, and a class whose residual keeps
-// a default rule then fails to build.
+// TestDottedNamespaceIsRefused: a residual's namespace must be one name.
+// OPA takes a dotted partial namespace as one key when the specialiser
+// partially evaluates the residual again, and every class whose residual
+// keeps a default rule failed to build (the sidecar Pods'), silently
+// served by the general query. residual.Partial, which makes the residual
+// the specialiser is given, refuses such a namespace; the same bundle
+// specialises under an undotted one.
 func TestDottedNamespaceIsRefused(t *testing.T) {
 	modules, compiler, store := compileBundle(t, defaultBundle(t))
-	cfg := Config{Query: policies.MutatingQuery, Modules: modules, Compiler: compiler, Store: store}
-	for ns, want := range map[string]bool{"prepared_q0": true, "prepared.q0": false} {
-		cfg.Namespace = ns
-		if s := New(context.Background(), cfg); (s != nil) != want {
-			t.Errorf("namespace %s: specialiser %v, want one: %v", ns, s != nil, want)
-		}
+	if _, err := partial(policies.MutatingQuery, "prepared.q0", compiler, store); err == nil {
+		t.Error("a dotted namespace was accepted")
+	}
+	pqs, err := partial(policies.MutatingQuery, "prepared_q0", compiler, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if New(Config{Query: policies.MutatingQuery, Residual: pqs, Modules: modules, Compiler: compiler, Store: store}) == nil {
+		t.Error("no specialiser for the default bundle's mutating query")
 	}
 }
 
