@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
@@ -24,12 +23,7 @@ func trimDaemonSet(obj any) (any, error) {
 	if !ok {
 		return stripManagedFields(obj)
 	}
-	out := &appsv1.DaemonSet{
-		TypeMeta: ds.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{Name: ds.Name, Namespace: ds.Namespace, UID: ds.UID, ResourceVersion: ds.ResourceVersion,
-			Generation: ds.Generation, CreationTimestamp: ds.CreationTimestamp, DeletionTimestamp: ds.DeletionTimestamp,
-			Labels: keep(ds.Labels, []string{datav1alpha1.LabelDataset})},
-	}
+	out := &appsv1.DaemonSet{TypeMeta: ds.TypeMeta, ObjectMeta: identity(&ds.ObjectMeta, []string{datav1alpha1.LabelDataset})}
 	if strings.HasSuffix(ds.Name, datav1alpha1.FuseDaemonSetSuffix) {
 		out.Spec.Template.Spec = ds.Spec.Template.Spec
 	}

@@ -28,13 +28,20 @@ func trimClaim(obj any) (any, error) {
 		return stripManagedFields(obj)
 	}
 	out := &corev1.PersistentVolumeClaim{
-		TypeMeta: pvc.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{Name: pvc.Name, Namespace: pvc.Namespace, UID: pvc.UID, ResourceVersion: pvc.ResourceVersion,
-			Generation: pvc.Generation, CreationTimestamp: pvc.CreationTimestamp, DeletionTimestamp: pvc.DeletionTimestamp,
-			Labels: keep(pvc.Labels, claimLabels)},
-		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: pvc.Spec.VolumeName},
+		TypeMeta:   pvc.TypeMeta,
+		ObjectMeta: identity(&pvc.ObjectMeta, claimLabels),
+		Spec:       corev1.PersistentVolumeClaimSpec{VolumeName: pvc.Spec.VolumeName},
 	}
 	return out, nil
+}
+
+// identity is the part of an object's metadata a trimmed cached object
+// keeps: its identity (the gatherer's memos key on UID and
+// resourceVersion), its deletion and the labels listed.
+func identity(m *metav1.ObjectMeta, labels []string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		Generation: m.Generation, CreationTimestamp: m.CreationTimestamp, DeletionTimestamp: m.DeletionTimestamp,
+		Labels: keep(m.Labels, labels)}
 }
 
 // stripManagedFields is the webhook cache's default transform: no object

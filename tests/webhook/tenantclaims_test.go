@@ -44,19 +44,7 @@ func TestTenantClaimsAreCachedSmall(t *testing.T) {
 		}
 	}
 
-	opts := webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace)
-	opts.Scheme = sluicescheme.New()
-	c, err := cache.New(env.Config, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctxT(t))
-	defer cancel()
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the cache did not sync")
-	}
-
+	ctx, c := webhookCache(t, &corev1.PersistentVolumeClaim{})
 	got := &corev1.PersistentVolumeClaim{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(tenant), got); err != nil {
 		t.Fatal(err)
@@ -77,4 +65,29 @@ func TestTenantClaimsAreCachedSmall(t *testing.T) {
 		len(got.Annotations) != 0 || got.Spec.VolumeName != "pv-data" {
 		t.Fatalf("a dataset PVC is cached without what the webhook reads: labels %v, annotations %d, volume %q", got.Labels, len(got.Annotations), got.Spec.VolumeName)
 	}
+}
+
+// webhookCache starts an informer cache with the webhook's options
+// against the real API server, with informers of kinds, and waits for it
+// to sync; it stops with the test.
+func webhookCache(t *testing.T, kinds ...client.Object) (context.Context, cache.Cache) {
+	t.Helper()
+	opts := webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace)
+	opts.Scheme = sluicescheme.New()
+	c, err := cache.New(env.Config, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctxT(t))
+	t.Cleanup(cancel)
+	go func() { _ = c.Start(ctx) }()
+	for _, k := range kinds {
+		if _, err := c.GetInformer(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("the cache did not sync")
+	}
+	return ctx, c
 }

@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -9,12 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
-	"github.com/sluice-data/sluice/webhook"
 )
 
 // TestTenantDaemonSetsAreCachedSmall is audit N9's proof for the
@@ -47,22 +43,7 @@ func TestTenantDaemonSetsAreCachedSmall(t *testing.T) {
 		}
 	}
 
-	opts := webhook.CacheOptions([]string{webhook.DefaultNamespace}, webhook.DefaultNamespace)
-	opts.Scheme = sluicescheme.New()
-	c, err := cache.New(env.Config, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctxT(t))
-	defer cancel()
-	go func() { _ = c.Start(ctx) }()
-	if _, err := c.GetInformer(ctx, &appsv1.DaemonSet{}); err != nil {
-		t.Fatal(err)
-	}
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the cache did not sync")
-	}
-
+	ctx, c := webhookCache(t, &appsv1.DaemonSet{})
 	got := &appsv1.DaemonSet{}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(unlabelled), got); !apierrors.IsNotFound(err) {
 		t.Fatalf("a DaemonSet without fluid.io/dataset is cached (err %v)", err)
