@@ -197,8 +197,10 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 			pq = special
 		}
 	}
+	vc := newVirtualCache()
+	defer vc.release()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue),
-		rego.EvalMetrics(noMetrics))
+		rego.EvalMetrics(noMetrics), rego.EvalVirtualCache(vc))
 	if err != nil {
 		return nil, &EvalError{Query: query, Err: err}
 	}
