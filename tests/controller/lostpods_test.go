@@ -140,13 +140,11 @@ func TestForceDeleteGoesOnDespitePods(t *testing.T) {
 		t.Fatalf("the runtime went while a Pod used the Dataset: %v", err)
 	}
 
-	if err := env.Client.Get(ctx, key, ds); err != nil {
-		t.Fatal(err)
-	}
-	ds.Annotations = map[string]string{datav1alpha1.AnnotationForceDelete: "true"}
-	if err := env.Client.Update(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
+	// The controller writes the Dataset's status while its deletion waits:
+	// edit retries on a conflict.
+	edit(t, ds, func(ds *datav1alpha1.Dataset) {
+		ds.Annotations = map[string]string{datav1alpha1.AnnotationForceDelete: "true"}
+	})
 	eventually(t, 20*time.Second, "the Dataset and its runtime are gone", func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.Dataset{})) &&
 			apierrors.IsNotFound(env.Client.Get(ctx, key, &datav1alpha1.JuiceFSRuntime{}))

@@ -114,10 +114,7 @@ func TestJuiceFSRuntimeLifecycle(t *testing.T) {
 	})
 
 	// A spec change is applied by a Helm upgrade.
-	runtime.Spec.Replicas = 3
-	if err := env.Client.Update(ctx, runtime); err != nil {
-		t.Fatal(err)
-	}
+	edit(t, runtime, func(rt *datav1alpha1.JuiceFSRuntime) { rt.Spec.Replicas = 3 })
 	eventually(t, 20*time.Second, "Helm upgrades the workers to 3 replicas", func() bool {
 		return env.Client.Get(ctx, key("imagenet-worker"), sts) == nil && *sts.Spec.Replicas == 3
 	})
