@@ -18,8 +18,10 @@ import (
 // only under the ref it was put with, in the top frame; putting nil marks
 // the ref undefined, and an undefined mark wins over a value.
 type virtualCache struct {
+	// frames[:depth] are in use, frames[depth-1] is the top; the frames
+	// past depth are empty (Pop and release empty a frame as it goes).
 	frames []vframe
-	depth  int // frames[:depth] are in use; frames[depth-1] is the top
+	depth  int
 }
 
 // vframe is one frame: its entries, chained by ref hash.
@@ -44,7 +46,6 @@ var virtualCaches = sync.Pool{New: func() any { return &virtualCache{} }}
 // topdown.NewVirtualCache does; release returns it for reuse.
 func newVirtualCache() *virtualCache {
 	c := virtualCaches.Get().(*virtualCache)
-	c.depth = 0
 	c.Push()
 	return c
 }
@@ -67,12 +68,11 @@ func (f *vframe) reset() {
 	f.terms = f.terms[:0]
 }
 
-// Push starts a new, empty frame.
+// Push starts a new, empty frame: one emptied when it was last popped or
+// released, or a new one.
 func (c *virtualCache) Push() {
 	if c.depth == len(c.frames) {
 		c.frames = append(c.frames, vframe{index: map[int]int32{}})
-	} else {
-		c.frames[c.depth].reset()
 	}
 	c.depth++
 }
