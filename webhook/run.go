@@ -207,10 +207,7 @@ func NewValidatingHandler(engine *policy.Engine, r client.Reader, live client.Cl
 // or a DaemonSet only what the webhook reads of it (trimClaim,
 // trimDaemonSet): any tenant may label them so (audit N9).
 func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
-	datasetObjects, _ := labels.NewRequirement(datav1alpha1.LabelDatasetID, selection.Exists, nil)
-	datasetSel := labels.NewSelector().Add(*datasetObjects)
-	engineObjects, _ := labels.NewRequirement(datav1alpha1.LabelDataset, selection.Exists, nil)
-	engineSel := labels.NewSelector().Add(*engineObjects)
+	datasetSel, engineSel := labelled(datav1alpha1.LabelDatasetID), labelled(datav1alpha1.LabelDataset)
 	nsConfig := map[string]cache.Config{}
 	for _, ns := range policyNamespaces {
 		nsConfig[ns] = cache.Config{}
@@ -233,6 +230,12 @@ func CacheOptions(policyNamespaces []string, fuseRecords string) cache.Options {
 			},
 		},
 	}
+}
+
+// labelled selects the objects that carry label key, whatever its value.
+func labelled(key string) labels.Selector {
+	r, _ := labels.NewRequirement(key, selection.Exists, nil) // a constant, valid key
+	return labels.NewSelector().Add(*r)
 }
 
 // Informed returns the kinds the webhook pipelines read; their informers
