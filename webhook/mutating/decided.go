@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/sluice-data/sluice/webhook/decision"
-	"github.com/sluice-data/sluice/webhook/policy"
 )
 
 // Decided is a policy decision with what its enforcement needs that depends
@@ -46,9 +45,4 @@ func newDecided(d *decision.Mutating) *Decided {
 	}
 	dd.annotation = bounded(s)
 	return dd
-}
-
-// NewMemo returns a memo of decisions for Pipeline.Memo (policy.NewMemo).
-func NewMemo(max int, maxBytes int64) *policy.Memo[*Decided] {
-	return policy.NewMemo[*Decided](max, maxBytes)
 }

@@ -19,6 +19,7 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/fixture"
 	"github.com/sluice-data/sluice/webhook/mutating"
@@ -48,6 +49,12 @@ func handler(t testing.TB, mutators ...mutating.Mutator) *mutating.Handler {
 	}
 	p, err := fixture.NewPipeline(context.Background(), b, objects(t), true)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// An engine of its own: the fixture's are shared between the
+	// pipelines of one bundle, and some tests load other bundles.
+	p.Engine = policy.NewEngine(policies.MutatingQuery)
+	if err := p.Engine.Load(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
 	if mutators != nil {

@@ -1,13 +1,9 @@
 package mutating
 
 import (
-	"fmt"
-
-	"github.com/open-policy-agent/opa/v1/ast"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/snapshot"
 )
 
@@ -128,14 +124,4 @@ func containersInput(cs []corev1.Container) []InputContainer {
 		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy, Lifecycle: c.Lifecycle}
 	}
 	return out
-}
-
-// buildInput converts the input document into a Rego value.
-func buildInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace, nativeSidecars bool) (ast.Value, error) {
-	in := NewInput(req, vols, ns, nativeSidecars)
-	v, err := regovalue.ToValue(&in)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the policy input: %w", err)
-	}
-	return v, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"gomodules.xyz/jsonpatch/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +15,7 @@ import (
 	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/decision"
 	"github.com/sluice-data/sluice/webhook/internal/podpatch"
+	"github.com/sluice-data/sluice/webhook/internal/regovalue"
 	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/mutating/affinity"
 	"github.com/sluice-data/sluice/webhook/mutating/apppoststart"
@@ -67,7 +67,7 @@ type Pipeline struct {
 	NativeSidecars bool
 	// Memo, if set, remembers decisions for repeated inputs (see policy.Memo
 	// and NewMemo).
-	Memo *policy.Memo[*Decided]
+	Memo *Memo
 }
 
 // DefaultMutators are Sluice's mutators in the order they run.
@@ -87,15 +87,11 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	input, err := buildInput(req, vols, ns, p.NativeSidecars)
-	if err != nil {
-		return nil, err
-	}
 	active := p.Engine.Active()
 	if active == nil {
 		return nil, fmt.Errorf("policy %s failed: %w", policies.MutatingQuery, policy.ErrNotReady)
 	}
-	dd, err := p.decide(ctx, active, input)
+	dd, err := p.decide(ctx, active, req, vols, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -128,17 +124,24 @@ func (p *Pipeline) Mutate(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// decide evaluates the mutating policy of the active bundle for input, or
-// reuses the decision remembered for an equal input under the same
-// deterministic bundle: the policy's own decision, before enforcement,
-// which depends on the time (an exception's expiry). The returned
-// decision is shared: callers must not modify it.
-func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input ast.Value) (*Decided, error) {
-	memo := active.Deterministic()
+// decide evaluates the mutating policy of the active bundle for the input
+// of req, or reuses the decision remembered for an equal input under the
+// same deterministic bundle: the policy's own decision, before
+// enforcement, which depends on the time (an exception's expiry). The
+// returned decision is shared: callers must not modify it.
+func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace) (*Decided, error) {
+	in := NewInput(req, vols, ns, p.NativeSidecars)
+	memo := active.Deterministic() && p.Memo.Enabled()
+	var hash uint64
 	if memo {
-		if d, ok := p.Memo.Get(active.Generation(), input); ok {
+		hash = inputHash(&in)
+		if d, ok := p.Memo.Get(active.Generation(), hash, &in); ok {
 			return d, nil
 		}
+	}
+	input, err := regovalue.ToValue(&in)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the policy input: %w", err)
 	}
 	evalStart := time.Now()
 	value, err := active.Eval(ctx, policies.MutatingQuery, input)
@@ -152,7 +155,7 @@ func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, input as
 	}
 	dd := newDecided(d)
 	if memo {
-		p.Memo.Put(active.Generation(), input, dd)
+		p.Memo.Put(active.Generation(), hash, memoKey(req, vols, ns, p.NativeSidecars), policy.InputSize(input), dd)
 	}
 	return dd, nil
 }

@@ -3,60 +3,70 @@ package policy
 import (
 	"container/list"
 	"sync"
-
-	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Memo remembers the decisions of recent evaluations, keyed by the bundle
-// generation and the full input value. Rego evaluation is a pure function of
+// generation and the full input. Rego evaluation is a pure function of
 // the bundle and the input when the bundle calls no nondeterministic builtin
 // (time, random, HTTP), so a repeated input (the replicas of a Deployment
 // have identical admission inputs) can reuse the decision. Engine disables
 // memoisation for bundles that are not deterministic.
+//
+// The key, of type K, is what the input is built from (the webhook's Go
+// input document, so that a repeated input is recognised without building
+// its Rego value): equal keys, by the memo's equality, must make equal
+// inputs, and each key comes with a hash that equal keys share. A key must
+// not change once it is put.
 //
 // It is bounded by the number of decisions and by the approximate size of
 // the inputs it holds (InputSize), so that inputs made large on purpose
 // (dry-run Pods with unique annotations of hundreds of KiB, which cost the
 // sender nothing) cannot grow the webhook's memory beyond maxBytes; an
 // input larger than an eighth of maxBytes is not remembered at all.
-type Memo[T any] struct {
+type Memo[K, T any] struct {
 	mu       sync.Mutex
 	max      int
 	maxBytes int64
 	bytes    int64
+	equal    func(a, b *K) bool
 	order    *list.List // front: most recently used *memoEntry
 	buckets  map[uint64][]*list.Element
 }
 
-type memoEntry[T any] struct {
+type memoEntry[K, T any] struct {
 	gen   uint64
 	hash  uint64
 	size  int64
-	input ast.Value
+	key   K
 	value T
 }
 
 // NewMemo returns a memo holding at most max decisions whose inputs add up
-// to at most maxBytes (InputSize); max <= 0 or maxBytes <= 0 disables it.
-func NewMemo[T any](max int, maxBytes int64) *Memo[T] {
+// to at most maxBytes (InputSize), whose keys are the same input when
+// equal says so; max <= 0 or maxBytes <= 0 disables it.
+func NewMemo[K, T any](max int, maxBytes int64, equal func(a, b *K) bool) *Memo[K, T] {
 	if maxBytes <= 0 {
 		max = 0
 	}
-	return &Memo[T]{max: max, maxBytes: maxBytes, order: list.New(), buckets: map[uint64][]*list.Element{}}
+	return &Memo[K, T]{max: max, maxBytes: maxBytes, equal: equal, order: list.New(), buckets: map[uint64][]*list.Element{}}
 }
 
-// Get returns the decision remembered for input under bundle generation gen.
-func (m *Memo[T]) Get(gen uint64, input ast.Value) (T, bool) {
+// Enabled reports whether m remembers anything, so that a caller can
+// spare computing a key.
+func (m *Memo[K, T]) Enabled() bool { return m != nil && m.max > 0 }
+
+// Get returns the decision remembered for the input of key, whose hash is
+// hash, under bundle generation gen.
+func (m *Memo[K, T]) Get(gen, hash uint64, key *K) (T, bool) {
 	var zero T
-	if m == nil || m.max <= 0 {
+	if !m.Enabled() {
 		return zero, false
 	}
-	h := uint64(input.Hash())
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, el := range m.buckets[h] {
-		e := el.Value.(*memoEntry[T])
-		if e.gen == gen && e.input.Compare(input) == 0 {
+	for _, el := range m.buckets[hash] {
+		e := el.Value.(*memoEntry[K, T])
+		if e.gen == gen && m.equal(&e.key, key) {
 			m.order.MoveToFront(el)
 			return e.value, true
 		}
@@ -64,21 +74,17 @@ func (m *Memo[T]) Get(gen uint64, input ast.Value) (T, bool) {
 	return zero, false
 }
 
-// Put remembers value for input under bundle generation gen, evicting the
-// least recently used decision when full. The input must not change later.
-func (m *Memo[T]) Put(gen uint64, input ast.Value, value T) {
-	if m == nil || m.max <= 0 {
+// Put remembers value for the input of key (its hash hash, the input's
+// InputSize size) under bundle generation gen, evicting the least recently
+// used decisions while over either bound. The key must not change later.
+func (m *Memo[K, T]) Put(gen, hash uint64, key K, size int64, value T) {
+	if !m.Enabled() || size > m.maxBytes/8 {
 		return
 	}
-	size := InputSize(input)
-	if size > m.maxBytes/8 {
-		return
-	}
-	h := uint64(input.Hash())
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el := m.order.PushFront(&memoEntry[T]{gen: gen, hash: h, size: size, input: input, value: value})
-	m.buckets[h] = append(m.buckets[h], el)
+	el := m.order.PushFront(&memoEntry[K, T]{gen: gen, hash: hash, size: size, key: key, value: value})
+	m.buckets[hash] = append(m.buckets[hash], el)
 	m.bytes += size
 	for m.order.Len() > m.max || m.bytes > m.maxBytes {
 		m.remove(m.order.Back())
@@ -86,21 +92,21 @@ func (m *Memo[T]) Put(gen uint64, input ast.Value, value T) {
 }
 
 // Bytes returns the approximate size of the remembered inputs.
-func (m *Memo[T]) Bytes() int64 {
+func (m *Memo[K, T]) Bytes() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.bytes
 }
 
 // Len returns the number of remembered decisions.
-func (m *Memo[T]) Len() int {
+func (m *Memo[K, T]) Len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.order.Len()
 }
 
-func (m *Memo[T]) remove(el *list.Element) {
-	e := el.Value.(*memoEntry[T])
+func (m *Memo[K, T]) remove(el *list.Element) {
+	e := el.Value.(*memoEntry[K, T])
 	m.order.Remove(el)
 	m.bytes -= e.size
 	b := m.buckets[e.hash]

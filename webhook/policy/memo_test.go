@@ -15,8 +15,27 @@ func obj(k, v string) ast.Value {
 	return ast.NewObject(ast.Item(ast.StringTerm(k), ast.StringTerm(v)))
 }
 
+// valueMemo is a Memo keyed by Rego values themselves, with get and put
+// computing their hashes and sizes.
+type valueMemo[T any] struct{ m *Memo[ast.Value, T] }
+
+func newValueMemo[T any](max int, maxBytes int64) valueMemo[T] {
+	return valueMemo[T]{NewMemo[ast.Value, T](max, maxBytes, func(a, b *ast.Value) bool { return (*a).Compare(*b) == 0 })}
+}
+
+func (v valueMemo[T]) Get(gen uint64, in ast.Value) (T, bool) {
+	return v.m.Get(gen, uint64(in.Hash()), &in)
+}
+
+func (v valueMemo[T]) Put(gen uint64, in ast.Value, value T) {
+	v.m.Put(gen, uint64(in.Hash()), in, InputSize(in), value)
+}
+
+func (v valueMemo[T]) Len() int     { return v.m.Len() }
+func (v valueMemo[T]) Bytes() int64 { return v.m.Bytes() }
+
 func TestMemo(t *testing.T) {
-	m := NewMemo[string](2, 1<<20)
+	m := newValueMemo[string](2, 1<<20)
 	if _, ok := m.Get(1, obj("a", "1")); ok {
 		t.Fatal("hit on an empty memo")
 	}
@@ -42,12 +61,23 @@ func TestMemo(t *testing.T) {
 	if _, ok := m.Get(1, obj("a", "1")); !ok {
 		t.Fatal("a recently used entry was evicted")
 	}
-	var disabled *Memo[string]
+	// Keys are told apart by the memo's equality, not by their hash.
+	collide := NewMemo[string, int](2, 1<<20, func(a, b *string) bool { return *a == *b })
+	collide.Put(1, 7, "a", 1, 1)
+	if _, ok := collide.Get(1, 7, ptrTo("b")); ok {
+		t.Fatal("a different key of the same hash hit")
+	}
+	if v, ok := collide.Get(1, 7, ptrTo("a")); !ok || v != 1 {
+		t.Fatalf("the same key: %d %v", v, ok)
+	}
+	disabled := valueMemo[string]{}
 	disabled.Put(1, obj("a", "1"), "x")
 	if _, ok := disabled.Get(1, obj("a", "1")); ok {
 		t.Fatal("a nil memo remembered")
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 func TestDeterministicBundles(t *testing.T) {
 	ctx := context.Background()
@@ -102,7 +132,7 @@ func TestGenerationAdvancesOnLoad(t *testing.T) {
 // bound is not remembered, and the least recently used go first.
 func TestMemoIsBoundedByBytes(t *testing.T) {
 	const bound = 8 << 20
-	m := NewMemo[int](4096, bound)
+	m := newValueMemo[int](4096, bound)
 	big := strings.Repeat("x", 200<<10)
 	for i := range 4096 {
 		m.Put(1, obj(fmt.Sprint(i), big), i)

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"reflect"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -90,4 +91,21 @@ func lazyGet[T any](l *lazyValue, plain T) (ast.Value, error) {
 	}
 	l.once.Do(func() { l.v, l.err = regovalue.ToValue(plain) })
 	return l.v, l.err
+}
+
+// Equal reports whether dv and o give policies the same value: equal in
+// every field that policies see, that is every field but the FUSE
+// template (not part of the input; the mutators read it) and the
+// remembered policy value, which is computed from the others and which
+// another request may be computing. The decision memo keys inputs by it.
+func (dv DatasetVolume) Equal(o DatasetVolume) bool {
+	dv.value, o.value, dv.Fuse, o.Fuse = nil, nil, nil, nil
+	return reflect.DeepEqual(&dv, &o)
+}
+
+// Equal reports whether ns and o give policies the same value: equal in
+// every field but the remembered policy value (see DatasetVolume.Equal).
+func (ns Namespace) Equal(o Namespace) bool {
+	ns.value, o.value = nil, nil
+	return reflect.DeepEqual(&ns, &o)
 }
