@@ -30,10 +30,13 @@
 //   - Decision memo (policy.Memo, held by mutating.Pipeline; bounded by
 //     --decision-cache-size decisions and --decision-cache-bytes of inputs,
 //     policy.InputSize): mutating decisions by bundle generation and input
-//     value. A new bundle has a new generation, so nothing of the old one
-//     is found; least recently used entries are evicted, an input over an
-//     eighth of the bytes is never kept; bundles that call nondeterministic
-//     builtins are never memoised.
+//     document, compared as Go values (mutating.Memo: reflect.DeepEqual, the
+//     gatherer's remembered Rego values left out), so that a repeated Pod
+//     is found without building its Rego value; the memo keeps its own
+//     copy of each input. A new bundle has a new generation, so nothing
+//     of the old one is found; least recently used entries are evicted, an
+//     input over an eighth of the bytes is never kept; bundles that call
+//     nondeterministic builtins are never memoised.
 //   - Specialised variants (specialise.Specialiser, one per query of a
 //     compiled bundle): a query per input class, at most 16 per query,
 //     built on a class's first input. They go with their bundle;
