@@ -23,14 +23,9 @@ func TestInputValueMatchesJSONOnRandomPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(2))
-	vols := []snapshot.DatasetVolume{{Volume: "data", Claim: "c", Dataset: snapshot.DatasetFacts{Namespace: "ns", Name: "d", Phase: "Bound",
-		Runtime:    snapshot.RuntimeFacts{Type: "juicefs", FuseNodeSelector: map[string]string{"a": "b"}},
-		Localities: map[string][]corev1.NodeSelectorRequirement{"fluid.io/node": {{Key: "k", Operator: "In", Values: []string{"true"}}}}}}}
+	vols := testVolumes()
 	for i := 0; i < 500; i++ {
-		p := pods[rng.Intn(len(pods))].DeepCopy()
-		for n := rng.Intn(6); n > 0; n-- {
-			randompod.Perturb(rng, p)
-		}
+		p := perturbed(rng, pods, 6)
 		in := NewInput(Request{Pod: p, Operation: "CREATE", Namespace: "ns", DryRun: rng.Intn(2) == 0}, vols[:rng.Intn(2)], snapshot.Namespace{Name: "ns"}, rng.Intn(2) == 0)
 		got, err := regovalue.ToValue(&in)
 		if err != nil {
@@ -48,4 +43,20 @@ func TestInputValueMatchesJSONOnRandomPods(t *testing.T) {
 			t.Fatalf("direct conversion differs from JSON:\n got %v\nwant %v", got, want)
 		}
 	}
+}
+
+// testVolumes is one Bound dataset volume, for the inputs of tests.
+func testVolumes() []snapshot.DatasetVolume {
+	return []snapshot.DatasetVolume{{Volume: "data", Claim: "c", Dataset: snapshot.DatasetFacts{Namespace: "ns", Name: "d", Phase: "Bound",
+		Runtime:    snapshot.RuntimeFacts{Type: "juicefs", FuseNodeSelector: map[string]string{"a": "b"}},
+		Localities: map[string][]corev1.NodeSelectorRequirement{"fluid.io/node": {{Key: "k", Operator: "In", Values: []string{"true"}}}}}}}
+}
+
+// perturbed is a copy of one of pods with fewer than n random changes.
+func perturbed(rng *rand.Rand, pods []*corev1.Pod, n int) *corev1.Pod {
+	p := pods[rng.Intn(len(pods))].DeepCopy()
+	for k := rng.Intn(n); k > 0; k-- {
+		randompod.Perturb(rng, p)
+	}
+	return p
 }

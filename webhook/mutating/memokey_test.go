@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/sluice-data/sluice/webhook/internal/randompod"
 	"github.com/sluice-data/sluice/webhook/internal/regovalue"
@@ -26,16 +25,11 @@ func TestSameInputMeansTheSameRegoInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(3))
-	vols := []snapshot.DatasetVolume{{Volume: "data", Claim: "c", Dataset: snapshot.DatasetFacts{Namespace: "ns", Name: "d", Phase: "Bound",
-		Runtime:    snapshot.RuntimeFacts{Type: "juicefs", FuseNodeSelector: map[string]string{"a": "b"}},
-		Localities: map[string][]corev1.NodeSelectorRequirement{"fluid.io/node": {{Key: "k", Operator: "In", Values: []string{"true"}}}}}}}
+	vols := testVolumes()
 	ns := snapshot.Namespace{Name: "ns", Labels: map[string]string{"team": "a"}}
 	var same, differ int
 	for i := 0; i < 1000; i++ {
-		p := pods[rng.Intn(len(pods))].DeepCopy()
-		for n := rng.Intn(4); n > 0; n-- {
-			randompod.Perturb(rng, p)
-		}
+		p := perturbed(rng, pods, 4)
 		req := Request{Pod: p, Operation: "CREATE", Namespace: "ns", DryRun: rng.Intn(2) == 0}
 		v, native := vols[:rng.Intn(2)], rng.Intn(2) == 0
 		in, key := NewInput(req, v, ns, native), memoKey(req, v, ns, native)
