@@ -100,28 +100,34 @@ func NewInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace,
 	}
 }
 
+// podInput is the part of p that policies see, without the ServiceAccount
+// token volume the API server adds (apiaccess.go).
 func podInput(p *corev1.Pod) InputPod {
 	m := p.ObjectMeta
+	token := apiAccessVolume(p)
 	return InputPod{
 		Metadata: InputPodMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: m.OwnerReferences},
 		Spec: InputPodSpec{
 			NodeSelector: p.Spec.NodeSelector, Affinity: p.Spec.Affinity, Tolerations: p.Spec.Tolerations,
 			ServiceAccountName: p.Spec.ServiceAccountName, SchedulerName: p.Spec.SchedulerName,
 			PriorityClassName: p.Spec.PriorityClassName, RuntimeClassName: p.Spec.RuntimeClassName,
-			Volumes: p.Spec.Volumes, InitContainers: containersInput(p.Spec.InitContainers),
-			Containers: containersInput(p.Spec.Containers), SecurityContext: p.Spec.SecurityContext,
+			Volumes: withoutAPIAccess(p.Spec.Volumes, token), InitContainers: containersInput(p.Spec.InitContainers, token),
+			Containers: containersInput(p.Spec.Containers, token), SecurityContext: p.Spec.SecurityContext,
 			RestartPolicy: p.Spec.RestartPolicy,
 		},
 	}
 }
 
-func containersInput(cs []corev1.Container) []InputContainer {
+// containersInput is what policies see of containers, without their
+// mounts of the token volume named token ("" for none).
+func containersInput(cs []corev1.Container, token string) []InputContainer {
 	if cs == nil {
 		return nil
 	}
 	out := make([]InputContainer, len(cs))
 	for i, c := range cs {
-		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: c.VolumeMounts, SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy, Lifecycle: c.Lifecycle}
+		out[i] = InputContainer{Name: c.Name, Image: c.Image, VolumeMounts: mountsWithoutAPIAccess(c.VolumeMounts, token),
+			SecurityContext: c.SecurityContext, RestartPolicy: c.RestartPolicy, Lifecycle: c.Lifecycle}
 	}
 	return out
 }

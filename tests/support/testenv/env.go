@@ -61,6 +61,13 @@ type Options struct {
 	// server presents to every admission webhook it calls (given through
 	// --admission-control-config-file, see admissionConfig).
 	WebhookClientCert *ClientCert
+	// ServiceAccountAdmission turns on the API server's ServiceAccount
+	// admission plugin, which envtest turns off (there is no controller
+	// to create each namespace's default ServiceAccount): every Pod then
+	// gets its account's token volume, kube-api-access-<random>, before
+	// mutating webhooks see it, as in every cluster. Tests create the
+	// ServiceAccounts their Pods use.
+	ServiceAccountAdmission bool
 }
 
 // StartWith is Start with options.
@@ -88,6 +95,9 @@ func StartWith(o Options) (*Env, error) {
 			return nil, err
 		}
 		e.ControlPlane.GetAPIServer().Configure().Set("admission-control-config-file", path)
+	}
+	if o.ServiceAccountAdmission {
+		e.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
 	}
 	cfg, err := e.Start()
 	if err != nil {
