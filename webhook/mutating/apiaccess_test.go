@@ -23,7 +23,7 @@ func tokenPod(t *testing.T, name string, change func(*corev1.Volume)) *corev1.Po
 	}
 	p := &corev1.Pod{Spec: corev1.PodSpec{
 		InitContainers: []corev1.Container{{Name: "init", Image: "i", VolumeMounts: []corev1.VolumeMount{mount}}},
-		Containers: []corev1.Container{{Name: "app", Image: "i", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, mount}}},
+		Containers:     []corev1.Container{{Name: "app", Image: "i", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}, mount}}},
 		Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "imagenet"}}},
 			token},
 	}}
@@ -56,11 +56,15 @@ func TestInputLeavesOutTheAPIAccessVolume(t *testing.T) {
 		t.Fatal("replicas differing only in their token volume's name are different inputs")
 	}
 	for name, change := range map[string]func(*corev1.Volume){
-		"another name":           func(v *corev1.Volume) { v.Name = "kube-api-access-abcdef" },
-		"another expiry":         func(v *corev1.Volume) { v.Projected.Sources[0].ServiceAccountToken.ExpirationSeconds = ptr.To[int64](600) },
-		"an audience":            func(v *corev1.Volume) { v.Projected.Sources[0].ServiceAccountToken.Audience = "vault" },
-		"another ConfigMap":      func(v *corev1.Volume) { v.Projected.Sources[1].ConfigMap.Name = "ca" },
-		"another source":         func(v *corev1.Volume) { v.Projected.Sources = append(v.Projected.Sources, corev1.VolumeProjection{Secret: &corev1.SecretProjection{}}) },
+		"another name": func(v *corev1.Volume) { v.Name = "kube-api-access-abcdef" },
+		"another expiry": func(v *corev1.Volume) {
+			v.Projected.Sources[0].ServiceAccountToken.ExpirationSeconds = ptr.To[int64](600)
+		},
+		"an audience":       func(v *corev1.Volume) { v.Projected.Sources[0].ServiceAccountToken.Audience = "vault" },
+		"another ConfigMap": func(v *corev1.Volume) { v.Projected.Sources[1].ConfigMap.Name = "ca" },
+		"another source": func(v *corev1.Volume) {
+			v.Projected.Sources = append(v.Projected.Sources, corev1.VolumeProjection{Secret: &corev1.SecretProjection{}})
+		},
 		"another mode":           func(v *corev1.Volume) { v.Projected.DefaultMode = ptr.To[int32](0o600) },
 		"a hostPath of the name": func(v *corev1.Volume) { v.HostPath = &corev1.HostPathVolumeSource{Path: "/"} },
 	} {
