@@ -33,7 +33,9 @@
 //     document, compared as Go values (mutating.Memo: reflect.DeepEqual, the
 //     gatherer's remembered Rego values left out), so that a repeated Pod
 //     is found without building its Rego value; the memo keeps its own
-//     copy of each input. A new bundle has a new generation, so nothing
+//     copy of each input (about what InputSize counts, up to twice it for
+//     inputs of many small values), at most 8 under one hash (a lookup
+//     compares those). A new bundle has a new generation, so nothing
 //     of the old one is found; least recently used entries are evicted, an
 //     input over an eighth of the bytes is never kept; bundles that call
 //     nondeterministic builtins are never memoised.

@@ -35,35 +35,29 @@ var apiAccessProjection = &corev1.ProjectedVolumeSource{
 	},
 }
 
-// apiAccessVolume returns the name of the Pod's ServiceAccount token volume
-// of the plugin's making, or "" if it has none.
-func apiAccessVolume(p *corev1.Pod) string {
-	for _, v := range p.Spec.Volumes {
+// apiAccessVolume returns the index of the Pod's ServiceAccount token
+// volume of the plugin's making, or -1 if it has none.
+func apiAccessVolume(p *corev1.Pod) int {
+	for i, v := range p.Spec.Volumes {
 		if len(v.Name) != len(apiAccessPrefix)+5 || !strings.HasPrefix(v.Name, apiAccessPrefix) {
 			continue
 		}
 		src := v.VolumeSource
 		src.Projected = nil
 		if src == (corev1.VolumeSource{}) && reflect.DeepEqual(v.Projected, apiAccessProjection) {
-			return v.Name
+			return i
 		}
 	}
-	return ""
+	return -1
 }
 
-// withoutAPIAccess returns volumes without the one named name ("" for
-// none), sharing their array when there is nothing to leave out.
-func withoutAPIAccess(volumes []corev1.Volume, name string) []corev1.Volume {
-	if name == "" {
+// withoutAPIAccess returns volumes without the i-th (none for -1),
+// sharing their array when there is nothing to leave out.
+func withoutAPIAccess(volumes []corev1.Volume, i int) []corev1.Volume {
+	if i < 0 {
 		return volumes
 	}
-	out := make([]corev1.Volume, 0, len(volumes))
-	for _, v := range volumes {
-		if v.Name != name {
-			out = append(out, v)
-		}
-	}
-	return out
+	return append(volumes[:i:i], volumes[i+1:]...)
 }
 
 // mountsWithoutAPIAccess returns mounts without the plugin's mount of the

@@ -104,14 +104,17 @@ func NewInput(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace,
 // token volume the API server adds (apiaccess.go).
 func podInput(p *corev1.Pod) InputPod {
 	m := p.ObjectMeta
-	token := apiAccessVolume(p)
+	i, token := apiAccessVolume(p), ""
+	if i >= 0 {
+		token = p.Spec.Volumes[i].Name
+	}
 	return InputPod{
 		Metadata: InputPodMeta{Name: m.Name, GenerateName: m.GenerateName, Namespace: m.Namespace, Labels: m.Labels, Annotations: m.Annotations, OwnerReferences: m.OwnerReferences},
 		Spec: InputPodSpec{
 			NodeSelector: p.Spec.NodeSelector, Affinity: p.Spec.Affinity, Tolerations: p.Spec.Tolerations,
 			ServiceAccountName: p.Spec.ServiceAccountName, SchedulerName: p.Spec.SchedulerName,
 			PriorityClassName: p.Spec.PriorityClassName, RuntimeClassName: p.Spec.RuntimeClassName,
-			Volumes: withoutAPIAccess(p.Spec.Volumes, token), InitContainers: containersInput(p.Spec.InitContainers, token),
+			Volumes: withoutAPIAccess(p.Spec.Volumes, i), InitContainers: containersInput(p.Spec.InitContainers, token),
 			Containers: containersInput(p.Spec.Containers, token), SecurityContext: p.Spec.SecurityContext,
 			RestartPolicy: p.Spec.RestartPolicy,
 		},

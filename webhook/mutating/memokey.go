@@ -39,41 +39,67 @@ func sameInput(a, b *Input) bool {
 
 var seed = maphash.MakeSeed()
 
-// inputHash hashes the parts of in that tell Pods apart most often (all of
-// them compared by sameInput, so that equal inputs hash alike): the
-// request, the Pod's names, labels and annotations, its containers, and
-// the volumes' claims.
+// inputHash hashes most of in (all of it compared by sameInput, so that
+// equal inputs hash alike): the request, the Pod's names, labels,
+// annotations, node selector, tolerations, volumes and containers, the
+// namespace and the dataset volumes' claims. What it leaves out only puts
+// inputs in one of the memo's buckets, which are bounded.
 func inputHash(in *Input) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
-	r, m := in.Request, in.Pod.Metadata
-	for _, s := range []string{r.Operation, r.Namespace, r.User.Username, m.Name, m.GenerateName, m.Namespace, in.Namespace.Name} {
-		h.WriteString(s)
-		h.WriteByte(0)
+	r, m, spec := in.Request, in.Pod.Metadata, in.Pod.Spec
+	str := func(ss ...string) {
+		for _, s := range ss {
+			h.WriteString(s)
+			h.WriteByte(0)
+		}
 	}
-	sum := h.Sum64()
-	if r.DryRun {
-		sum++
+	str(r.Operation, r.Namespace, r.User.Username, m.Name, m.GenerateName, m.Namespace, in.Namespace.Name,
+		spec.ServiceAccountName, spec.SchedulerName, spec.PriorityClassName, string(spec.RestartPolicy))
+	str(r.User.Groups...)
+	for _, flag := range []bool{r.DryRun, in.Cluster.NativeSidecars, spec.Affinity != nil, spec.SecurityContext != nil} {
+		if flag {
+			h.WriteByte(1)
+		} else {
+			h.WriteByte(0)
+		}
 	}
-	if in.Cluster.NativeSidecars {
-		sum += 2
+	for _, t := range spec.Tolerations {
+		str(t.Key, string(t.Operator), t.Value, string(t.Effect))
 	}
-	sum = sum*31 + unordered(m.Labels)
-	sum = sum*31 + unordered(m.Annotations)
-	for _, c := range in.Pod.Spec.Containers {
-		sum = sum*31 + maphash.String(seed, c.Name) + 7*maphash.String(seed, c.Image)
+	for _, v := range spec.Volumes {
+		str(v.Name)
+	}
+	for _, cs := range [][]InputContainer{spec.InitContainers, spec.Containers} {
+		for _, c := range cs {
+			str(c.Name, c.Image)
+			for _, vm := range c.VolumeMounts {
+				str(vm.Name, vm.MountPath)
+			}
+		}
 	}
 	for _, v := range in.DatasetVolumes {
-		sum = sum*31 + maphash.String(seed, v.Volume) + 7*maphash.String(seed, v.Claim)
+		str(v.Volume, v.Claim, v.Dataset.Namespace, v.Dataset.Name, v.Dataset.Phase)
+	}
+	sum := h.Sum64()
+	for _, mp := range []map[string]string{m.Labels, m.Annotations, spec.NodeSelector} {
+		sum = sum*31 + unordered(mp)
 	}
 	return sum
 }
 
-// unordered hashes a map whatever the order of its iteration.
+// unordered hashes a map whatever the order of its iteration: the sum of
+// its entries' hashes, each of its key and value together (a map and one
+// with two values swapped differ).
 func unordered(m map[string]string) uint64 {
 	var sum uint64
 	for k, v := range m {
-		sum += maphash.String(seed, k)*31 + maphash.String(seed, v)
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.WriteString(k)
+		h.WriteByte(0)
+		h.WriteString(v)
+		sum += h.Sum64()
 	}
 	return sum
 }
@@ -87,5 +113,9 @@ func unordered(m map[string]string) uint64 {
 func memoKey(req Request, vols []snapshot.DatasetVolume, ns snapshot.Namespace, nativeSidecars bool) Input {
 	req.Pod = req.Pod.DeepCopy()
 	req.User = *req.User.DeepCopy()
-	return NewInput(req, slices.Clone(vols), ns, nativeSidecars)
+	own := slices.Clone(vols)
+	for i := range own {
+		own[i].Fuse = nil // not input (sameInput leaves it out), and not counted in the memo's bytes
+	}
+	return NewInput(req, own, ns, nativeSidecars)
 }

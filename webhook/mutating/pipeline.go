@@ -155,7 +155,9 @@ func (p *Pipeline) decide(ctx context.Context, active *policy.Compiled, req Requ
 	}
 	dd := newDecided(d)
 	if memo {
-		p.Memo.Put(active.Generation(), hash, memoKey(req, vols, ns, p.NativeSidecars), policy.InputSize(input), dd)
+		if size := policy.InputSize(input); p.Memo.Admits(size) {
+			p.Memo.Put(active.Generation(), hash, memoKey(req, vols, ns, p.NativeSidecars), size, dd)
+		}
 	}
 	return dd, nil
 }

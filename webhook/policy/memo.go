@@ -51,9 +51,19 @@ func NewMemo[K, T any](max int, maxBytes int64, equal func(a, b *K) bool) *Memo[
 	return &Memo[K, T]{max: max, maxBytes: maxBytes, equal: equal, order: list.New(), buckets: map[uint64][]*list.Element{}}
 }
 
+// maxBucket bounds the decisions kept under one hash, and so the keys a
+// lookup compares while it holds the memo's lock: inputs made to collide
+// (a hash need not cover every part of a key) cannot make each admission
+// compare thousands of them.
+const maxBucket = 8
+
 // Enabled reports whether m remembers anything, so that a caller can
 // spare computing a key.
 func (m *Memo[K, T]) Enabled() bool { return m != nil && m.max > 0 }
+
+// Admits reports whether m would remember an input of InputSize size, so
+// that a caller can spare making a key it would not keep.
+func (m *Memo[K, T]) Admits(size int64) bool { return m.Enabled() && size <= m.maxBytes/8 }
 
 // Get returns the decision remembered for the input of key, whose hash is
 // hash, under bundle generation gen.
@@ -76,13 +86,17 @@ func (m *Memo[K, T]) Get(gen, hash uint64, key *K) (T, bool) {
 
 // Put remembers value for the input of key (its hash hash, the input's
 // InputSize size) under bundle generation gen, evicting the least recently
-// used decisions while over either bound. The key must not change later.
+// used decisions while over either bound, and the oldest of its hash's
+// when that holds maxBucket already. The key must not change later.
 func (m *Memo[K, T]) Put(gen, hash uint64, key K, size int64, value T) {
-	if !m.Enabled() || size > m.maxBytes/8 {
+	if !m.Admits(size) {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if b := m.buckets[hash]; len(b) >= maxBucket {
+		m.remove(b[0])
+	}
 	el := m.order.PushFront(&memoEntry[K, T]{gen: gen, hash: hash, size: size, key: key, value: value})
 	m.buckets[hash] = append(m.buckets[hash], el)
 	m.bytes += size

@@ -70,6 +70,21 @@ func TestMemo(t *testing.T) {
 	if v, ok := collide.Get(1, 7, ptrTo("a")); !ok || v != 1 {
 		t.Fatalf("the same key: %d %v", v, ok)
 	}
+	// A hash's decisions are bounded: colliding inputs evict the oldest
+	// of their own hash, so a lookup compares few keys.
+	flood := NewMemo[int, int](100, 1<<20, func(a, b *int) bool { return *a == *b })
+	for k := range 3 * maxBucket {
+		flood.Put(1, 7, k, 1, k)
+	}
+	if n := len(flood.buckets[7]); n != maxBucket {
+		t.Fatalf("%d decisions under one hash, want %d", n, maxBucket)
+	}
+	if _, ok := flood.Get(1, 7, ptrTo(0)); ok {
+		t.Fatal("the oldest of a full hash was kept")
+	}
+	if _, ok := flood.Get(1, 7, ptrTo(3*maxBucket-1)); !ok || flood.Len() != maxBucket {
+		t.Fatalf("the newest of a full hash: found %v, %d decisions in all", ok, flood.Len())
+	}
 	disabled := valueMemo[string]{}
 	disabled.Put(1, obj("a", "1"), "x")
 	if _, ok := disabled.Get(1, obj("a", "1")); ok {
