@@ -48,12 +48,7 @@ func inputHash(in *Input) uint64 {
 	var h maphash.Hash
 	h.SetSeed(seed)
 	r, m, spec := in.Request, in.Pod.Metadata, in.Pod.Spec
-	str := func(ss ...string) {
-		for _, s := range ss {
-			h.WriteString(s)
-			h.WriteByte(0)
-		}
-	}
+	str := func(ss ...string) { writeStrings(&h, ss) }
 	str(r.Operation, r.Namespace, r.User.Username, m.Name, m.GenerateName, m.Namespace, in.Namespace.Name,
 		spec.ServiceAccountName, spec.SchedulerName, spec.PriorityClassName, string(spec.RestartPolicy))
 	str(r.User.Groups...)
@@ -86,6 +81,14 @@ func inputHash(in *Input) uint64 {
 		sum = sum*31 + unordered(mp)
 	}
 	return sum
+}
+
+// writeStrings writes ss to h, each ended by a zero byte.
+func writeStrings(h *maphash.Hash, ss []string) {
+	for _, s := range ss {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
 }
 
 // unordered hashes a map whatever the order of its iteration: the sum of
