@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 )
@@ -75,13 +74,9 @@ func createReplica(t *testing.T, ns string, labels map[string]string) *corev1.Po
 	t.Helper()
 	pod := datasetPod("", labels, "imagenet")
 	pod.Namespace, pod.GenerateName = ns, "replica-"
-	if err := env.Client.Create(ctxT(t), pod); err != nil {
+	got, err := stored(t, pod)
+	if err != nil { // Errorf, not Fatalf: replicas are created from goroutines
 		t.Errorf("create: %v", err)
-		return pod
-	}
-	got := &corev1.Pod{}
-	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(pod), got); err != nil {
-		t.Error(err)
 		return pod
 	}
 	return got

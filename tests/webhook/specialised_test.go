@@ -50,14 +50,20 @@ func create(t *testing.T, ns, name string, labels map[string]string) *corev1.Pod
 	t.Helper()
 	pod := datasetPod(name, labels, "imagenet")
 	pod.Namespace = ns
-	if err := env.Client.Create(ctxT(t), pod); err != nil {
+	got, err := stored(t, pod)
+	if err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
-	got := &corev1.Pod{}
-	if err := env.Client.Get(ctxT(t), client.ObjectKeyFromObject(pod), got); err != nil {
-		t.Fatal(err)
-	}
 	return got
+}
+
+// stored creates pod and returns it as the API server stored it.
+func stored(t *testing.T, pod *corev1.Pod) (*corev1.Pod, error) {
+	if err := env.Client.Create(ctxT(t), pod); err != nil {
+		return nil, err
+	}
+	got := &corev1.Pod{}
+	return got, env.Client.Get(ctxT(t), client.ObjectKeyFromObject(pod), got)
 }
 
 // mutation is what the webhook changes in a Pod.
