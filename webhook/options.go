@@ -78,6 +78,10 @@ type Options struct {
 	// input class (webhook/internal/specialise); false evaluates every input
 	// with the general query.
 	SpecialisePolicies bool
+	// QuickEval makes the policy engine evaluate its queries compiled to
+	// closures (webhook/internal/quickeval), OPA's evaluator answering the
+	// inputs they do not; false evaluates every input with OPA.
+	QuickEval bool
 	// ShutdownDelay is how long the webhook keeps serving, unready, once
 	// told to stop, before it closes its listener and drains the requests
 	// in flight: longer than the Service takes to stop sending it
@@ -151,6 +155,7 @@ func NewOptions() *Options {
 		ClaimGracePeriod:    30 * time.Second,
 		GCPercent:           DefaultGCPercent,
 		SpecialisePolicies:  true,
+		QuickEval:           true,
 		ShutdownDelay:       5 * time.Second,
 		AuditQPS:            5,
 		AuditPageSize:       audit.DefaultPageSize,
@@ -188,6 +193,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AuditLeaseNamespace, "audit-lease-namespace", o.AuditLeaseNamespace, "with --audit-interval, the namespace of the Lease that elects the auditing replica (default: the Pod's)")
 	o.Certs.AddFlags(fs)
 	fs.BoolVar(&o.SpecialisePolicies, "specialise-policies", o.SpecialisePolicies, "specialise the policy queries by input class, built in the background for the classes seen (false: every input is evaluated with the general query)")
+	fs.BoolVar(&o.QuickEval, "quick-eval", o.QuickEval, "evaluate the policy queries compiled to Go closures, OPA's evaluator answering what they cannot answer as it would (false: OPA evaluates every input)")
 }
 
 // Validate checks the options.

@@ -118,3 +118,45 @@ func TestDisableInjectionOptions(t *testing.T) {
 		}
 	}
 }
+
+// --quick-eval is on by default: the engine evaluates its queries compiled
+// to closures first (each evaluation counted by who answered it). With
+// --quick-eval=false OPA evaluates every input, and nothing is counted.
+func TestQuickEvalFlag(t *testing.T) {
+	ctx := context.Background()
+	bundle, err := policy.DefaultBundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() float64 {
+		n := 0.0
+		for _, by := range []string{"answered", "opa"} {
+			var m dto.Metric
+			if err := metrics.QuickEvaluations.WithLabelValues(policies.MutatingQuery, by).Write(&m); err != nil {
+				t.Fatal(err)
+			}
+			n += m.GetCounter().GetValue()
+		}
+		return n
+	}
+	for _, tt := range []struct {
+		args []string
+		want float64
+	}{{nil, 1}, {[]string{"--quick-eval=false"}, 0}} {
+		o := NewOptions()
+		fs := pflag.NewFlagSet("webhook", pflag.ContinueOnError)
+		o.AddFlags(fs)
+		if err := fs.Parse(append(tt.args, "--specialise-policies=false")); err != nil {
+			t.Fatal(err)
+		}
+		engine := newEngine(o)
+		if err := engine.Load(ctx, bundle); err != nil {
+			t.Fatal(err)
+		}
+		before := count()
+		_, _ = engine.Eval(ctx, policies.MutatingQuery, ast.MustParseTerm(`{"pod": {"metadata": {"labels": {}}}}`).Value)
+		if got := count() - before; got != tt.want {
+			t.Errorf("%v: %v evaluations counted, want %v", tt.args, got, tt.want)
+		}
+	}
+}

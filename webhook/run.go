@@ -161,10 +161,15 @@ func New(cfg *rest.Config, o *Options) (manager.Manager, error) {
 // specialises them by input class unless o.SpecialisePolicies is false. A
 // class's first input starts the build of its query and is evaluated with
 // the general query, as are the inputs of the class until it is built.
+// The queries are evaluated compiled to closures unless o.QuickEval is
+// false.
 func newEngine(o *Options) *policy.Engine {
 	engine := policy.NewEngine(policies.MutatingQuery, policies.ValidatingQuery)
 	if o.SpecialisePolicies {
 		engine.Specialising(false)
+	}
+	if !o.QuickEval {
+		engine.Quick(policy.QuickOff)
 	}
 	return engine
 }

@@ -46,6 +46,22 @@ var (
 		Help: "Policy queries specialised for an input class, by query and result (ok, error: the class keeps the general query).",
 	}, []string{"query", "result"})
 
+	// QuickPrograms counts the policy queries compiled to closures
+	// (webhook/internal/quickeval), by query and result (ok; not
+	// compiled: OPA evaluates every input of the query).
+	QuickPrograms = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_policy_quick_programs_total",
+		Help: "Policy queries compiled to closures, by query and result (ok, not compiled: OPA evaluates every input of the query).",
+	}, []string{"query", "result"})
+
+	// QuickEvaluations counts the evaluations of queries compiled to
+	// closures, by query and by who answered (answered: the closures;
+	// opa: an input they could not answer as OPA would, evaluated by OPA).
+	QuickEvaluations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_policy_quick_evaluations_total",
+		Help: "Evaluations of policy queries compiled to closures, by query and by who answered (answered: the closures; opa: OPA's evaluator, for an input the closures could not answer as OPA would).",
+	}, []string{"query", "by"})
+
 	// ServingCertificateExpiry is when the certificate the server presents
 	// expires, in seconds since the epoch (0 before one is loaded).
 	ServingCertificateExpiry = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -63,6 +79,6 @@ var (
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK, SpecialisedQueries,
+	ctrlmetrics.Registry.MustRegister(AdmissionDuration, PolicyEvalDuration, Decisions, PolicyReloads, PolicyBundleOK, SpecialisedQueries, QuickPrograms, QuickEvaluations,
 		ServingCertificateExpiry, CertificateReady)
 }

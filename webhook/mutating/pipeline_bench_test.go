@@ -103,7 +103,9 @@ func benchHandle(b *testing.B, memo int) {
 // the serverful-affinity and sidecar-native fixture cases: the part of an
 // uncached admission that Rego costs. "general" is the query every class
 // of inputs starts with, "specialised" the query specialised for the
-// input's class, which the webhook uses once it is built.
+// input's class, which the webhook uses once it is built; "opa" evaluates
+// with OPA's evaluator, "quick" with the query compiled to closures
+// (webhook/internal/quickeval), as the webhook does.
 func BenchmarkPolicyEval(b *testing.B) {
 	ctx := context.Background()
 	bundle, err := policy.DefaultBundle()
@@ -114,9 +116,25 @@ func BenchmarkPolicyEval(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	special := policy.NewEngine(policies.MutatingQuery).Specialising(true)
-	if err := special.Load(ctx, bundle); err != nil {
-		b.Fatal(err)
+	type engine struct {
+		name   string
+		engine *policy.Engine
+	}
+	var engines []engine
+	for _, spec := range []string{"general", "specialised"} {
+		for _, how := range []string{"opa", "quick"} {
+			e := policy.NewEngine(policies.MutatingQuery)
+			if spec == "specialised" {
+				e.Specialising(true)
+			}
+			if how == "opa" {
+				e.Quick(policy.QuickOff)
+			}
+			if err := e.Load(ctx, bundle); err != nil {
+				b.Fatal(err)
+			}
+			engines = append(engines, engine{spec + "/" + how, e})
+		}
 	}
 	for _, name := range []string{"serverful-affinity", "sidecar-native"} {
 		i := slices.IndexFunc(cases, func(c fixture.Case) bool { return filepath.Base(c.Name) == name })
@@ -141,10 +159,7 @@ func BenchmarkPolicyEval(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, e := range []struct {
-			name   string
-			engine *policy.Engine
-		}{{"general", p.Engine}, {"specialised", special}} {
+		for _, e := range engines {
 			active := e.engine.Active()
 			b.Run(name+"/"+e.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -31,6 +31,8 @@ type Compiled struct {
 	deterministic bool
 	// enforcement is the bundle's enforcement section, checked.
 	enforcement *enforcement.Policy
+	// quick says how the queries compiled to closures are used (quick.go).
+	quick QuickMode
 }
 
 // CompileError says which modules failed to compile and why.
@@ -82,7 +84,7 @@ func NewStore(b *Bundle) storage.Store {
 // nothing changes for the caller, if any module does not parse or compile or
 // a query does not prepare.
 func Compile(ctx context.Context, b *Bundle, queries ...string) (*Compiled, error) {
-	return compile(ctx, b, nil, queries)
+	return compile(ctx, b, nil, QuickOn, queries)
 }
 
 // CompileModules parses and compiles the bundle's modules (not its tests)
@@ -111,8 +113,9 @@ func CompileModules(b *Bundle) (*ast.Compiler, map[string]*ast.Module, error) {
 
 // compile is Compile that, with spec set, also specialises each query by
 // input class (webhook/internal/specialise); *spec says whether a class's
-// first evaluation waits for its query.
-func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Compiled, error) {
+// first evaluation waits for its query. quick says how the queries
+// compiled to closures are used.
+func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, queries []string) (*Compiled, error) {
 	compiler, modules, err := CompileModules(b)
 	if err != nil {
 		return nil, err
@@ -122,7 +125,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 		return nil, err
 	}
 	store := NewStore(b)
-	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced}
+	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced, quick: quick}
 	for i, q := range queries {
 		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store}
 		// One partial evaluation serves the general query and the
@@ -141,6 +144,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, queries []string) (*Com
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}
 		c.queries[q] = &prepared{general: pq, spec: sp}
+		quickCompiled(q, pq)
 	}
 	return c, nil
 }
@@ -182,11 +186,6 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 	if !ok {
 		return nil, &EvalError{Query: query, Err: fmt.Errorf("query was not prepared")}
 	}
-	// Cancel evaluation with the context without OPA's per-evaluation
-	// goroutine: context.AfterFunc runs only if the context ends.
-	cancel := topdown.NewCancel()
-	stop := context.AfterFunc(ctx, cancel.Cancel)
-	defer stop()
 	pq := p.general
 	if p.spec != nil {
 		special, ok, err := p.spec.ForInput(ctx, input)
@@ -197,6 +196,19 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 			pq = special
 		}
 	}
+	if c.quick != QuickOff && pq.Quick != nil {
+		return c.evalQuick(ctx, query, pq, input)
+	}
+	return evalOPA(ctx, query, pq.Query, input)
+}
+
+// evalOPA evaluates pq with OPA's evaluator.
+func evalOPA(ctx context.Context, query string, pq rego.PreparedEvalQuery, input ast.Value) (ast.Value, error) {
+	// Cancel evaluation with the context without OPA's per-evaluation
+	// goroutine: context.AfterFunc runs only if the context ends.
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
 	vc := newVirtualCache()
 	defer vc.release()
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalExternalCancel(cancel), rego.EvalGenerateJSON(keepValue),
@@ -225,7 +237,7 @@ func (c *Compiled) SpecialiseErrors(ctx context.Context, query string) ([]error,
 // prepared is a query prepared for evaluation: the general query, and the
 // Specialiser of its residual, if it has one.
 type prepared struct {
-	general rego.PreparedEvalQuery
+	general residual.Prepared
 	spec    *specialise.Specialiser
 }
 

@@ -16,6 +16,7 @@ var ErrNotReady = errors.New("policies are not compiled yet")
 type Engine struct {
 	queries    []string
 	specialise *bool // nil: queries are not specialised
+	quick      QuickMode
 	active     atomic.Pointer[Compiled]
 	generation atomic.Uint64
 }
@@ -38,7 +39,7 @@ func (e *Engine) Specialising(wait bool) *Engine {
 // Load compiles b and, on success, makes it the active bundle. On failure
 // the previous bundle stays active and the error says what did not compile.
 func (e *Engine) Load(ctx context.Context, b *Bundle) error {
-	c, err := compile(ctx, b, e.specialise, e.queries)
+	c, err := compile(ctx, b, e.specialise, e.quick, e.queries)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ import (
 // query, their value-only expressions evaluated after their checks. Should
 // partial evaluation fail, the query is prepared as written; both forms
 // give the same results.
-func prepare(ctx context.Context, q residual.Query) (pq rego.PreparedEvalQuery, err error) {
+func prepare(ctx context.Context, q residual.Query) (pq residual.Prepared, err error) {
 	err = opalock.Do(func() error {
 		pq, err = prepareUnlocked(ctx, q)
 		return err
@@ -30,17 +30,18 @@ func prepare(ctx context.Context, q residual.Query) (pq rego.PreparedEvalQuery, 
 	return pq, err
 }
 
-func prepareUnlocked(ctx context.Context, q residual.Query) (rego.PreparedEvalQuery, error) {
+func prepareUnlocked(ctx context.Context, q residual.Query) (residual.Prepared, error) {
 	if pq, err := residual.Prepare(ctx, q); err == nil {
 		return pq, nil
 	}
-	return rego.New(
+	pq, err := rego.New(
 		rego.Query(q.Query),
 		rego.Compiler(q.Compiler),
 		rego.Store(q.Store),
 		rego.StoreReadAST(true),
 		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
+	return residual.Prepared{Query: pq, Why: fmt.Errorf("the query is prepared as written")}, err
 }
 
 // preparedNamespace is the package of the residual rules of a bundle's i-th

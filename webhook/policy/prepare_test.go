@@ -63,7 +63,7 @@ func TestPrepareFoldsPolicyData(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.reads.Store(0)
-	got, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalSortSets(true))
+	got, err := pq.Query.Eval(ctx, rego.EvalParsedInput(input), rego.EvalSortSets(true))
 	if err != nil {
 		t.Fatal(err)
 	}

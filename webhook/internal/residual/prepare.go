@@ -7,6 +7,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/sluice-data/sluice/webhook/internal/quickeval"
 )
 
 // ResultVar is the variable a residual query binds to the query's value.
@@ -50,18 +52,34 @@ func Partial(ctx context.Context, q Query) (*rego.PartialQueries, error) {
 		rego.Store(q.Store), rego.StrictBuiltinErrors(true)).Partial(ctx)
 }
 
+// Prepared is a residual query prepared for OPA's evaluator and, where
+// webhook/internal/quickeval compiles it, compiled to closures.
+type Prepared struct {
+	Query rego.PreparedEvalQuery
+	// Quick is nil when quickeval does not compile the residual (Why
+	// says why); OPA's prepared query then serves every input.
+	Quick *quickeval.Program
+	Why   error
+}
+
 // Prepare partially evaluates q.Query with the input unknown (or takes
 // q.Residual), defers the value-only expressions of every residual body
 // (Defer), compiles the residual and prepares its query, as
-// rego.PartialResult and PrepareForEval would without the deferral. The
-// caller holds the lock that serialises OPA's compilations
-// (webhook/internal/opalock).
-func Prepare(ctx context.Context, q Query) (rego.PreparedEvalQuery, error) {
+// rego.PartialResult and PrepareForEval would without the deferral, and
+// compiles it to closures (webhook/internal/quickeval). The caller holds
+// the lock that serialises OPA's compilations (webhook/internal/opalock).
+func Prepare(ctx context.Context, q Query) (Prepared, error) {
 	compiler, result, err := Compile(ctx, q)
 	if err != nil {
-		return rego.PreparedEvalQuery{}, err
+		return Prepared{}, err
 	}
-	return rego.New(rego.Query(result), rego.Compiler(compiler), rego.Store(q.Store), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	pq, err := rego.New(rego.Query(result), rego.Compiler(compiler), rego.Store(q.Store), rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	if err != nil {
+		return Prepared{}, err
+	}
+	p := Prepared{Query: pq}
+	p.Quick, p.Why = quickeval.Compile(ctx, compiler, q.Store, ast.MustParseRef(result))
+	return p, nil
 }
 
 // Compile partially evaluates q.Query (or takes q.Residual) and compiles

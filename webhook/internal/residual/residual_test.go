@@ -89,12 +89,25 @@ deny contains msg if {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := pq.Eval(ctx, rego.EvalParsedInput(input))
+	got, err := pq.Query.Eval(ctx, rego.EvalParsedInput(input))
 	if err != nil || len(got) != 1 {
 		t.Fatalf("Prepare's query: %v, %v", got, err)
 	}
-	if g, w := ast.MustInterfaceToValue(got[0].Expressions[0].Value), ast.MustInterfaceToValue(want); g.Compare(w) != 0 {
+	w := ast.MustInterfaceToValue(want)
+	if g := ast.MustInterfaceToValue(got[0].Expressions[0].Value); g.Compare(w) != 0 {
 		t.Errorf("Prepare's query gives %v, the policy as written %v", g, w)
+	}
+	// Its closures (webhook/internal/quickeval) follow the deferred order too.
+	if pq.Quick == nil {
+		t.Fatalf("Prepare's query was not compiled to closures: %v", pq.Why)
+	}
+	g, err := pq.Quick.Eval(ctx, input)
+	if err != nil {
+		t.Fatalf("Prepare's closures: %v", err)
+	}
+	// As a Go value, as rego gives it: the set as a list.
+	if j, err := ast.JSON(g); err != nil || ast.MustInterfaceToValue(j).Compare(w) != 0 {
+		t.Errorf("Prepare's closures give %v (error %v), the policy as written %v", g, err, w)
 	}
 }
 

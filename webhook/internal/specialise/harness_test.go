@@ -2,6 +2,7 @@ package specialise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
+	"github.com/sluice-data/sluice/webhook/internal/quickeval"
 	"github.com/sluice-data/sluice/webhook/internal/residual"
 )
 
@@ -74,6 +76,12 @@ func defaultBundle(t *testing.T) bundle {
 type compiled struct {
 	general rego.PreparedEvalQuery
 	spec    *Specialiser
+	// quick is the general query's residual compiled to closures, as
+	// webhook/policy prepares it (webhook/internal/quickeval).
+	quick *quickeval.Program
+	// unanswered counts the evaluations OPA answered and the closures did
+	// not (or that had no closures).
+	unanswered int
 }
 
 // mustCompile compiles b and prepares query; with wait set it also makes
@@ -98,7 +106,11 @@ func mustCompile(t *testing.T, b bundle, wait *bool, query string) *compiled {
 		if err != nil {
 			return err
 		}
-		c.general, err = pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+		if c.general, err = pr.Rego(rego.StrictBuiltinErrors(true)).PrepareForEval(ctx); err != nil {
+			return err
+		}
+		p, err := residual.Prepare(ctx, residual.Query{Query: query, Namespace: ns, Modules: modules, Compiler: compiler, Store: store})
+		c.quick = p.Quick
 		return err
 	})
 	if err != nil {
@@ -142,24 +154,40 @@ func compileBundle(t *testing.T, b bundle) (map[string]*ast.Module, *ast.Compile
 // eval evaluates the query for input as policy.Compiled.Eval does: with
 // the query specialised for input's class when there is one.
 func (c *compiled) eval(ctx context.Context, input ast.Value) (ast.Value, error) {
-	pq := c.general
+	pq, quick := c.general, c.quick
 	if c.spec != nil {
 		special, ok, err := c.spec.ForInput(ctx, input)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			pq = special
+			pq, quick = special.Query, special.Quick
 		}
 	}
 	rs, err := pq.Eval(ctx, rego.EvalParsedInput(input), rego.EvalGenerateJSON(keepValue))
-	if err != nil {
-		return nil, err
+	var v ast.Value
+	if err == nil && (len(rs) != 1 || len(rs[0].Expressions) != 1) {
+		err = fmt.Errorf("undefined or ambiguous result (%d results)", len(rs))
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
-		return nil, fmt.Errorf("undefined or ambiguous result (%d results)", len(rs))
+	if err == nil {
+		v = rs[0].Expressions[0].Value.(ast.Value)
 	}
-	return rs[0].Expressions[0].Value.(ast.Value), nil
+	// The query's closures answer as OPA does, or not at all
+	// (webhook/internal/quickeval).
+	var qerr error
+	if quick != nil {
+		var got ast.Value
+		got, qerr = quick.Eval(ctx, input)
+		if qerr == nil && (err != nil || got.Compare(v) != 0) {
+			return nil, fmt.Errorf("the closures answered %v, OPA %v (error %v)", got, v, err)
+		}
+	} else {
+		qerr = errors.New("not compiled to closures")
+	}
+	if qerr != nil && err == nil {
+		c.unanswered++
+	}
+	return v, err
 }
 
 func keepValue(t *ast.Term, _ *rego.EvalContext) (any, error) { return t.Value, nil }

@@ -56,7 +56,7 @@ type Specialiser struct {
 // background; until done is closed the class uses the general query.
 type variant struct {
 	done chan struct{}
-	pq   rego.PreparedEvalQuery
+	pq   residual.Prepared
 	err  error
 }
 
@@ -110,23 +110,23 @@ func New(cfg Config) *Specialiser {
 // part of the policy the input never reaches), and, unless the Specialiser
 // waits, while it is being built (a class's first input starts the build,
 // which takes tens of milliseconds).
-func (s *Specialiser) ForInput(ctx context.Context, input ast.Value) (rego.PreparedEvalQuery, bool, error) {
+func (s *Specialiser) ForInput(ctx context.Context, input ast.Value) (residual.Prepared, bool, error) {
 	v := s.variant(classOf(s.probes, input))
 	if v == nil {
-		return rego.PreparedEvalQuery{}, false, nil
+		return residual.Prepared{}, false, nil
 	}
 	if s.wait {
 		select {
 		case <-v.done:
 		case <-ctx.Done():
-			return rego.PreparedEvalQuery{}, false, ctx.Err()
+			return residual.Prepared{}, false, ctx.Err()
 		}
 	}
 	select {
 	case <-v.done:
 		return v.pq, v.err == nil, nil
 	default:
-		return rego.PreparedEvalQuery{}, false, nil
+		return residual.Prepared{}, false, nil
 	}
 }
 
@@ -178,7 +178,7 @@ func (s *Specialiser) variant(key classKey) *variant {
 
 // buildSafely is build with a panic in OPA turned into an error: it runs on
 // a goroutine of its own, where a panic would end the process.
-func (s *Specialiser) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err error) {
+func (s *Specialiser) buildSafely(key classKey) (pq residual.Prepared, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
@@ -190,7 +190,7 @@ func (s *Specialiser) buildSafely(key classKey) (pq rego.PreparedEvalQuery, err 
 // build compiles the bundle's modules with the residual decided for class
 // key and partially evaluates it again (webhook/internal/residual, as the
 // general query is prepared).
-func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEvalQuery, error) {
+func (s *Specialiser) build(ctx context.Context, key classKey) (residual.Prepared, error) {
 	modules := make(map[string]*ast.Module, len(s.modules)+len(s.support)+1)
 	for id, m := range s.modules {
 		modules[id] = m
@@ -207,13 +207,13 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (rego.PreparedEva
 	resultModule, err := ast.ParseModuleWithOpts("sluice:result",
 		"package "+specialisedNamespace+"_result\nresult := "+residual.ResultVar+" if "+residual.ResultVar+" := true", parserOptions)
 	if err != nil {
-		return rego.PreparedEvalQuery{}, err
+		return residual.Prepared{}, err
 	}
 	body := s.query.Copy()
 	decide(body, s.probes, key)
 	resultModule.Rules[0].Body = body
 	modules["sluice:result"] = resultModule
-	var pq rego.PreparedEvalQuery
+	var pq residual.Prepared
 	// A bundle load waiting for the lock goes first: builds queue up when
 	// many classes arrive at once, and the load serves every admission.
 	err = opalock.Background(func() error {

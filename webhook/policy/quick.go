@@ -1,0 +1,66 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/sluice-data/sluice/webhook/internal/residual"
+	"github.com/sluice-data/sluice/webhook/metrics"
+)
+
+// QuickMode says how an engine uses its queries compiled to closures
+// (webhook/internal/quickeval), which answer most evaluations without
+// OPA's evaluator; OPA evaluates every input they do not answer.
+type QuickMode int
+
+const (
+	// QuickOn evaluates with the closures first (the default).
+	QuickOn QuickMode = iota
+	// QuickOff evaluates every input with OPA.
+	QuickOff
+	// QuickChecked evaluates every input both ways and fails an evaluation
+	// whose closures answered otherwise than OPA, or did not answer where
+	// OPA did: the oracle of tests (a policy may have reasons for the
+	// latter, but the default and example policies do not).
+	QuickChecked
+)
+
+// Quick sets how the engine uses its queries compiled to closures, from
+// the next bundle it loads. It returns e.
+func (e *Engine) Quick(m QuickMode) *Engine {
+	e.quick = m
+	return e
+}
+
+// evalQuick evaluates pq's closures, and OPA's query for an input they do
+// not answer (or, checking, for every input).
+func (c *Compiled) evalQuick(ctx context.Context, query string, pq residual.Prepared, input ast.Value) (ast.Value, error) {
+	v, err := pq.Quick.Eval(ctx, input)
+	switch {
+	case c.quick == QuickChecked:
+		ov, oerr := evalOPA(ctx, query, pq.Query, input)
+		switch {
+		case err == nil && (oerr != nil || ov.Compare(v) != 0):
+			return nil, &EvalError{Query: query, Err: fmt.Errorf("the closures answered %v, OPA %v (error %v)", v, ov, oerr)}
+		case err != nil && oerr == nil:
+			return nil, &EvalError{Query: query, Err: fmt.Errorf("the closures did not answer (%v), OPA did", err)}
+		}
+		return ov, oerr
+	case err == nil:
+		metrics.QuickEvaluations.WithLabelValues(query, "answered").Inc()
+		return v, nil
+	}
+	metrics.QuickEvaluations.WithLabelValues(query, "opa").Inc()
+	return evalOPA(ctx, query, pq.Query, input)
+}
+
+// quickCompiled counts query's compilation to closures.
+func quickCompiled(query string, pq residual.Prepared) {
+	result := "ok"
+	if pq.Quick == nil {
+		result = "not compiled"
+	}
+	metrics.QuickPrograms.WithLabelValues(query, result).Inc()
+}
