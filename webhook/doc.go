@@ -43,6 +43,11 @@
 //     compiled bundle): a query per input class, at most 16 per query,
 //     built on a class's first input. They go with their bundle;
 //     --specialise-policies=false makes none.
+//   - Closures (quickeval.Program, one per prepared query, general or
+//     specialised): each holds the base data its query reads
+//     (data.sluice.config), read when the query was compiled. They go with
+//     their bundle, whose data change compiles a new one; --quick-eval=false
+//     leaves them unused.
 //   - Volume memo (snapshot.Gatherer): gathered dataset volumes, keyed by
 //     the volume and the UID and resourceVersion of every object they were
 //     read from, so a changed object changes the key. It starts over at

@@ -238,7 +238,7 @@ func (sc *scope) callWith(args []*ast.Term, arity int, bound varSet, f callFn, v
 		out = ct
 	}
 	return func(r *run, i int) error {
-		ops := make([]*ast.Term, arity, arity+1)
+		ops := r.s.frame(arity + 1)[:arity]
 		for j, a := range in {
 			v, err := a.plug(r.s, r.f)
 			if err != nil || v == nil {

@@ -142,8 +142,7 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 
 // solve calls k with the frame of each solution of r's body.
 func (r *rule) solve(s *state, k func(frame) error) error {
-	f := make(frame, r.nslots)
-	return evalBody(s, f, r.body, func() error { return k(f) })
+	return s.runBody(s.frame(r.nslots), r.body, nil, k)
 }
 
 // dataRoot compiles the start of a reference into data: the virtual

@@ -50,7 +50,7 @@ func (fn *function) call(s *state, args []*ast.Term) (*ast.Term, error) {
 	for _, top := range fn.rules {
 		for r := top; r != nil; r = r.els {
 			got := false
-			f := make(frame, r.nslots)
+			f := s.frame(r.nslots)
 			err := matchArgs(s, f, r.args, args, func() error {
 				return evalBody(s, f, r.body, func() error {
 					v, err := r.value.plug(s, f)

@@ -2,6 +2,7 @@ package quickeval_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -219,5 +220,38 @@ func TestUnsupportedIsRefused(t *testing.T) {
 				t.Errorf("Compile: %v, want a refusal", err)
 			}
 		})
+	}
+}
+
+// A program is evaluated by many requests at once: each evaluation's state
+// is its own (run under the race detector by make test).
+func TestConcurrentEvaluations(t *testing.T) {
+	c := compile(t, constructs, map[string]any{"config": map[string]any{"admins": []any{"ops"}}})
+	p := c.program(t, "data.t.names")
+	input := ast.MustParseTerm(inputs[3]).Value
+	want, err := p.Eval(context.Background(), input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for range 200 {
+				got, err := p.Eval(context.Background(), input)
+				if err == nil && got.Compare(want) != 0 {
+					err = fmt.Errorf("got %v, want %v", got, want)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
