@@ -4,8 +4,11 @@ import (
 	"context"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/sluice-data/sluice/policies"
 	"github.com/sluice-data/sluice/webhook/fixture"
+	"github.com/sluice-data/sluice/webhook/metrics"
 	"github.com/sluice-data/sluice/webhook/policy"
 )
 
@@ -34,8 +37,27 @@ func TestRegoUnitTests(t *testing.T) {
 
 // TestFixtureCases runs every case under testdata/ through the webhook's
 // pipeline, and each admitted Pod through it a second time, which must
-// produce an empty patch.
+// produce an empty patch. Every evaluation is checked against OPA's
+// evaluator (policy.QuickChecked), and the queries compiled to closures
+// must answer every one of them (none left to OPA).
 func TestFixtureCases(t *testing.T) {
+	unanswered := func() float64 {
+		return testutil.ToFloat64(metrics.QuickEvaluations.WithLabelValues(policies.MutatingQuery, "opa")) +
+			testutil.ToFloat64(metrics.QuickEvaluations.WithLabelValues(policies.ValidatingQuery, "opa"))
+	}
+	answered := func() float64 {
+		return testutil.ToFloat64(metrics.QuickEvaluations.WithLabelValues(policies.MutatingQuery, "answered")) +
+			testutil.ToFloat64(metrics.QuickEvaluations.WithLabelValues(policies.ValidatingQuery, "answered"))
+	}
+	before, answeredBefore := unanswered(), answered()
+	defer func() {
+		if n := unanswered() - before; n > 0 {
+			t.Errorf("the closures left %v evaluations to OPA", n)
+		}
+		if answered() == answeredBefore {
+			t.Error("the closures answered no evaluation")
+		}
+	}()
 	b, err := policy.DefaultBundle()
 	if err != nil {
 		t.Fatal(err)

@@ -49,14 +49,31 @@ func TestQuickFallsBackToOPA(t *testing.T) {
 				t.Errorf("QuickOn counted %v answered and %v by OPA, want 0 and 1", a2-answered, o2-opa)
 			}
 		case QuickChecked:
-			if err == nil || !strings.Contains(err.Error(), "did not answer") {
-				t.Errorf("QuickChecked: %v, %v; want the closures reported for not answering", v, err)
+			if err != nil || v.Compare(ast.MustParseTerm(`{"p": 1}`).Value) != 0 || o2-opa != 1 {
+				t.Errorf("QuickChecked: %v, %v, %v counted by OPA; want OPA's {\"p\": 1}, counted", v, err, o2-opa)
 			}
 		case QuickOff:
 			if err != nil || a2 != answered || o2 != opa {
 				t.Errorf("QuickOff: %v, %v, counts moved by %v and %v", v, err, a2-answered, o2-opa)
 			}
 		}
+	}
+}
+
+// QuickChecked fails an evaluation whose closures answer otherwise than OPA.
+func TestQuickCheckedFailsOnADifferentAnswer(t *testing.T) {
+	ctx := context.Background()
+	other, err := Compile(ctx, bundleWith("package t\nanswer := {\"p\": 2}"), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compile(ctx, bundleWith("package t\nanswer := {\"p\": 1}"), nil, QuickChecked, []string{q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.queries[q].general.Quick = other.queries[q].general.Quick
+	if v, err := c.Eval(ctx, q, ast.NewObject()); err == nil || !strings.Contains(err.Error(), "the closures answered") {
+		t.Errorf("QuickChecked: %v, %v; want the closures' different answer reported", v, err)
 	}
 }
 
