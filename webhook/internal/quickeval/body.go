@@ -74,12 +74,13 @@ func (sc *scope) expr(e *ast.Expr, bound varSet) (step, error) {
 			return nil, err
 		}
 		steps := []step{st}
+		// OPA looks for every solution of a negated expression, not the
+		// first alone (an error in a later one fails its evaluation), and
+		// so do the closures.
 		return func(r *run, i int) error {
-			err := evalBody(r.s, r.f, steps, stopAtFirst)
-			if err == errFound {
-				return nil
-			}
-			if err != nil {
+			found := false
+			err := evalBody(r.s, r.f, steps, func() error { found = true; return nil })
+			if err != nil || found {
 				return err
 			}
 			return r.next(i + 1)

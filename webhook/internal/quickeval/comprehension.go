@@ -92,13 +92,10 @@ func (c *comprehension) value(s *state, f frame) (*ast.Term, error) {
 			if err != nil || v == nil {
 				return orUnbound(err)
 			}
-			if old := obj.Get(k); old != nil {
-				if !equal(old, v) {
-					return errConflict
-				}
-				return nil
+			if old := obj.Get(k); old != nil && !equal(old, v) {
+				return errConflict
 			}
-			obj.Insert(k, v)
+			obj.Insert(k, v) // of equal values (1 and 1.0), OPA keeps the last
 			return nil
 		})
 		if err != nil {

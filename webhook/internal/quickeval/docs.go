@@ -16,6 +16,19 @@ type node struct {
 	set      []*rule // contains rules: elements
 	object   []*rule // p[k] = v rules: entries
 	children []child
+	mixed    bool // object rules and children (see node)
+}
+
+func emptyCollection(t *ast.Term) bool {
+	switch c := t.Value.(type) {
+	case ast.Object:
+		return c.Len() == 0
+	case ast.Set:
+		return c.Len() == 0
+	case *ast.Array:
+		return c.Len() == 0
+	}
+	return false
 }
 
 type child struct {
@@ -69,10 +82,11 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 						return orUnbound(err)
 					}
 					got = true
-					if val != nil && !equal(val, v) {
+					if val == nil {
+						val = v // OPA keeps the first of equal values (1 and 1.0)
+					} else if !equal(val, v) {
 						return errConflict
 					}
-					val = v
 					return nil
 				})
 				if err != nil {
@@ -109,6 +123,9 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 		v, err := c.n.value(s)
 		if err != nil {
 			return nil, err
+		}
+		if n.mixed && v != nil && emptyCollection(v) {
+			return nil, errConflict
 		}
 		if v != nil {
 			obj.Insert(c.key, v)
@@ -260,6 +277,11 @@ func (c *compilation) node(tn *ast.TreeNode) (*node, error) {
 		}
 	}
 	for _, k := range tn.Sorted {
+		// OPA finds a child by its exact key (1.0 is not 1), an object
+		// by its value: only string keys are compiled.
+		if _, ok := k.(ast.String); !ok {
+			return nil, unsupported("document %v under a key that is not a string", k)
+		}
 		cn, err := c.node(tn.Children[k])
 		if err != nil {
 			return nil, err
@@ -274,6 +296,18 @@ func (c *compilation) node(tn *ast.TreeNode) (*node, error) {
 	}
 	if kinds > 1 {
 		return nil, unsupported("document %v of rules of several kinds", tn.Key)
+	}
+	// OPA builds a document with p[k] rules of its own and children from
+	// the defined values of its rules alone, leaving out its children's
+	// empty collections and defaults: such a document is compiled only
+	// when each child is complete rules without a default, and an
+	// evaluation where one of them is an empty collection is left to OPA.
+	if n.mixed = len(n.object) > 0 && len(n.children) > 0; n.mixed {
+		for _, ch := range n.children {
+			if cn := ch.n; len(cn.complete) == 0 || cn.def != nil || len(cn.set) > 0 || len(cn.object) > 0 || len(cn.children) > 0 {
+				return nil, unsupported("document %v: p[k] rules beside %v", tn.Key, ch.key)
+			}
+		}
 	}
 	return n, nil
 }

@@ -58,10 +58,11 @@ func (fn *function) call(s *state, args []*ast.Term) (*ast.Term, error) {
 						return orUnbound(err)
 					}
 					got = true
-					if val != nil && !equal(val, v) {
+					if val == nil {
+						val = v // OPA keeps the first of equal values (1 and 1.0)
+					} else if !equal(val, v) {
 						return errConflict
 					}
-					val = v
 					return nil
 				})
 			})

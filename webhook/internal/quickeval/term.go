@@ -181,10 +181,28 @@ func (t *term) match(s *state, f frame, v *ast.Term, k func() error) error {
 		return matchArray(s, f, t.elems, arr, 0, k)
 	case kObject:
 		obj, ok := v.Value.(ast.Object)
-		if !ok || obj.Len() != len(t.keys) {
+		if !ok {
 			return nil
 		}
-		return matchObject(s, f, t, obj, 0, k)
+		// The pattern's keys are plugged first: two that come out equal
+		// are left to OPA, and the object must have exactly the others.
+		keys := make([]*ast.Term, len(t.keys))
+		for i, kt := range t.keys {
+			key, err := kt.plug(s, f)
+			if err != nil || key == nil {
+				return orUnbound(err)
+			}
+			for _, prev := range keys[:i] {
+				if equal(prev, key) {
+					return errConflict
+				}
+			}
+			keys[i] = key
+		}
+		if obj.Len() != len(keys) {
+			return nil
+		}
+		return matchObject(s, f, t, keys, obj, 0, k)
 	case kSet:
 		// A set with unbound variables is not unified (the compiler
 		// refuses it); with its variables bound it is a value.
@@ -213,17 +231,13 @@ func matchArray(s *state, f frame, elems []*term, arr *ast.Array, i int, k func(
 	return elems[i].match(s, f, arr.Elem(i), func() error { return matchArray(s, f, elems, arr, i+1, k) })
 }
 
-func matchObject(s *state, f frame, t *term, obj ast.Object, i int, k func() error) error {
-	if i == len(t.keys) {
+func matchObject(s *state, f frame, t *term, keys []*ast.Term, obj ast.Object, i int, k func() error) error {
+	if i == len(keys) {
 		return k()
 	}
-	key, err := t.keys[i].plug(s, f)
-	if err != nil || key == nil {
-		return orUnbound(err)
-	}
-	v := obj.Get(key)
+	v := obj.Get(keys[i])
 	if v == nil {
 		return nil
 	}
-	return t.elems[i].match(s, f, v, func() error { return matchObject(s, f, t, obj, i+1, k) })
+	return t.elems[i].match(s, f, v, func() error { return matchObject(s, f, t, keys, obj, i+1, k) })
 }
