@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/sluice-data/sluice/webhook/internal/quickeval"
 	"github.com/sluice-data/sluice/webhook/internal/residual"
 	"github.com/sluice-data/sluice/webhook/metrics"
 )
@@ -44,7 +45,7 @@ func (c *Compiled) evalQuick(ctx context.Context, query string, pq residual.Prep
 	case c.quick == QuickChecked:
 		ov, oerr := evalOPA(ctx, query, pq.Query, input)
 		switch {
-		case err == nil && (oerr != nil || ov.Compare(v) != 0):
+		case err == nil && (oerr != nil || !quickeval.Same(ov, v)):
 			return nil, &EvalError{Query: query, Err: fmt.Errorf("the closures answered %v, OPA %v (error %v)", v, ov, oerr)}
 		case err != nil && oerr == nil:
 			metrics.QuickEvaluations.WithLabelValues(query, "opa").Inc()

@@ -2,7 +2,6 @@ package quickeval_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -82,26 +81,13 @@ func (c compiled) compare(t *testing.T, query string, mustAnswer bool, inputs []
 			t.Errorf("%s on %s: the program did not answer (%v), OPA gave %v", query, in, gerr, want)
 		case gerr == nil && werr != nil:
 			t.Errorf("%s on %s: the program gave %v, OPA failed: %v", query, in, got, werr)
-		case gerr == nil && (want == nil || !same(got, want)):
+		case gerr == nil && (want == nil || !quickeval.Same(got, want)):
 			t.Errorf("%s on %s: the program gave %v, OPA %v", query, in, got, want)
 		case gerr == nil || werr != nil || want == nil:
 			agreed++
 		}
 	}
 	return agreed
-}
-
-// same reports whether a and b are the same value written the same way:
-// as JSON (1 and 1.0 are equal values, written differently).
-func same(a, b ast.Value) bool {
-	ja, erra := ast.JSON(a)
-	jb, errb := ast.JSON(b)
-	if erra != nil || errb != nil {
-		return false
-	}
-	x, erra := json.Marshal(ja)
-	y, errb := json.Marshal(jb)
-	return erra == nil && errb == nil && string(x) == string(y)
 }
 
 const constructs = `package t
