@@ -69,14 +69,7 @@ func (c *comprehension) value(s *state, f frame) (*ast.Term, error) {
 		return ast.ArrayTerm(elems...), nil
 	case cSet:
 		set := ast.NewSet()
-		err := evalBody(s, f, c.body, func() error {
-			v, err := c.head.plug(s, f)
-			if err != nil || v == nil {
-				return orUnbound(err)
-			}
-			set.Add(v)
-			return nil
-		})
+		err := evalBody(s, f, c.body, func() error { return addPlugged(s, f, c.head, set) })
 		if err != nil {
 			return nil, err
 		}

@@ -74,27 +74,8 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 	case len(n.complete) > 0 || n.def != nil:
 		var val *ast.Term
 		for _, top := range n.complete {
-			for r := top; r != nil; r = r.els {
-				got := false
-				err := r.solve(s, func(f frame) error {
-					v, err := r.value.plug(s, f)
-					if err != nil || v == nil {
-						return orUnbound(err)
-					}
-					got = true
-					if val == nil {
-						val = v // OPA keeps the first of equal values (1 and 1.0)
-					} else if !equal(val, v) {
-						return errConflict
-					}
-					return nil
-				})
-				if err != nil {
-					return nil, err
-				}
-				if got {
-					break
-				}
+			if err := chainValue(s, top, &val, func(r *rule, k func(frame) error) error { return r.solve(s, k) }); err != nil {
+				return nil, err
 			}
 		}
 		if val == nil {
@@ -104,14 +85,7 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 	case len(n.set) > 0:
 		set := ast.NewSet()
 		for _, r := range n.set {
-			err := r.solve(s, func(f frame) error {
-				v, err := r.key.plug(s, f)
-				if err != nil || v == nil {
-					return orUnbound(err)
-				}
-				set.Add(v)
-				return nil
-			})
+			err := r.solve(s, func(f frame) error { return addPlugged(s, f, r.key, set) })
 			if err != nil {
 				return nil, err
 			}
@@ -155,6 +129,43 @@ func (n *node) eval(s *state) (*ast.Term, error) {
 		}
 	}
 	return ast.NewTerm(obj), nil
+}
+
+// chainValue evaluates the else chain from top, each branch's solutions
+// found by solve, into *val: the first of equal values (OPA keeps the
+// first of 1 and 1.0), a conflict for a different one. It stops at the
+// first branch with a solution.
+func chainValue(s *state, top *rule, val **ast.Term, solve func(r *rule, k func(frame) error) error) error {
+	for r := top; r != nil; r = r.els {
+		got := false
+		err := solve(r, func(f frame) error {
+			v, err := r.value.plug(s, f)
+			if err != nil || v == nil {
+				return orUnbound(err)
+			}
+			got = true
+			if *val == nil {
+				*val = v
+			} else if !equal(*val, v) {
+				return errConflict
+			}
+			return nil
+		})
+		if err != nil || got {
+			return err
+		}
+	}
+	return nil
+}
+
+// addPlugged adds t's value in f to set.
+func addPlugged(s *state, f frame, t *term, set ast.Set) error {
+	v, err := t.plug(s, f)
+	if err != nil || v == nil {
+		return orUnbound(err)
+	}
+	set.Add(v)
+	return nil
 }
 
 // solve calls k with the frame of each solution of r's body.

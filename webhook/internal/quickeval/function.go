@@ -48,30 +48,12 @@ func (c *compilation) function(op ast.Ref) (*function, error) {
 func (fn *function) call(s *state, args []*ast.Term) (*ast.Term, error) {
 	var val *ast.Term
 	for _, top := range fn.rules {
-		for r := top; r != nil; r = r.els {
-			got := false
+		err := chainValue(s, top, &val, func(r *rule, k func(frame) error) error {
 			f := s.frame(r.nslots)
-			err := matchArgs(s, f, r.args, args, func() error {
-				return evalBody(s, f, r.body, func() error {
-					v, err := r.value.plug(s, f)
-					if err != nil || v == nil {
-						return orUnbound(err)
-					}
-					got = true
-					if val == nil {
-						val = v // OPA keeps the first of equal values (1 and 1.0)
-					} else if !equal(val, v) {
-						return errConflict
-					}
-					return nil
-				})
-			})
-			if err != nil {
-				return nil, err
-			}
-			if got {
-				break
-			}
+			return matchArgs(s, f, r.args, args, func() error { return s.runBody(f, r.body, nil, k) })
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if val == nil {
