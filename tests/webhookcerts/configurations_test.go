@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"testing"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 
 	sluicescheme "github.com/sluice-data/sluice/api/scheme"
 	"github.com/sluice-data/sluice/config"
+	"github.com/sluice-data/sluice/tests/support/testenv"
 )
 
 // configurations are a test's two webhook configurations.
@@ -50,9 +52,7 @@ func (c configurations) createMutating(t *testing.T, o configurationOptions) {
 		if o.failAll {
 			w.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 		}
-		if o.timeoutSeconds > 0 {
-			w.TimeoutSeconds = ptr.To(o.timeoutSeconds)
-		}
+		w.TimeoutSeconds = timeout(o, w.TimeoutSeconds)
 	}
 	create(t, m)
 }
@@ -67,11 +67,24 @@ func (c configurations) createValidating(t *testing.T, o configurationOptions) {
 		if o.failAll {
 			w.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 		}
-		if o.timeoutSeconds > 0 {
-			w.TimeoutSeconds = ptr.To(o.timeoutSeconds)
-		}
+		w.TimeoutSeconds = timeout(o, w.TimeoutSeconds)
 	}
 	create(t, v)
+}
+
+// timeout is a webhook's timeoutSeconds: the test's, or config/'s
+// stretched for a -race build (testenv.Stretch: the replicas are the race
+// build of the test binary, whose first admissions after start, with the
+// policy queries' classes built beside them, took more than config/'s 3 s
+// on a slow machine), at most the API's 30.
+func timeout(o configurationOptions, config *int32) *int32 {
+	if o.timeoutSeconds > 0 {
+		return ptr.To(o.timeoutSeconds)
+	}
+	if config == nil {
+		return nil
+	}
+	return ptr.To(int32(min(testenv.Stretch(time.Duration(*config)*time.Second), 30*time.Second) / time.Second))
 }
 
 // caBundles returns the caBundle of every webhook of both configurations
