@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-data/sluice/policies/enforcement"
 	"github.com/sluice-data/sluice/webhook/internal/opalock"
@@ -143,7 +144,9 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 		if err != nil {
 			return nil, &CompileError{Errors: []string{fmt.Sprintf("query %s: %v", q, err)}}
 		}
-		c.queries[q] = &prepared{general: pq, spec: sp}
+		p := &prepared{general: pq, spec: sp}
+		p.answered, p.byOPA = quickCounters(q)
+		c.queries[q] = p
 		quickCompiled(q, pq)
 	}
 	return c, nil
@@ -197,7 +200,7 @@ func (c *Compiled) Eval(ctx context.Context, query string, input ast.Value) (ast
 		}
 	}
 	if c.quick != QuickOff && pq.Quick != nil {
-		return c.evalQuick(ctx, query, pq, input)
+		return c.evalQuick(ctx, query, p, pq, input)
 	}
 	return evalOPA(ctx, query, pq.Query, input)
 }
@@ -239,6 +242,9 @@ func (c *Compiled) SpecialiseErrors(ctx context.Context, query string) ([]error,
 type prepared struct {
 	general residual.Prepared
 	spec    *specialise.Specialiser
+	// answered and byOPA count the evaluations the closures answered and
+	// those left to OPA (sluice_policy_quick_evaluations_total).
+	answered, byOPA prometheus.Counter
 }
 
 // noMetrics spares each evaluation OPA's own timers and counters, which

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sluice-data/sluice/webhook/internal/quickeval"
 	"github.com/sluice-data/sluice/webhook/internal/residual"
@@ -39,7 +40,7 @@ func (e *Engine) Quick(m QuickMode) *Engine {
 
 // evalQuick evaluates pq's closures, and OPA's query for an input they do
 // not answer (or, checking, for every input).
-func (c *Compiled) evalQuick(ctx context.Context, query string, pq residual.Prepared, input ast.Value) (ast.Value, error) {
+func (c *Compiled) evalQuick(ctx context.Context, query string, p *prepared, pq residual.Prepared, input ast.Value) (ast.Value, error) {
 	v, err := pq.Quick.Eval(ctx, input)
 	switch {
 	case c.quick == QuickChecked:
@@ -48,17 +49,24 @@ func (c *Compiled) evalQuick(ctx context.Context, query string, pq residual.Prep
 		case err == nil && (oerr != nil || !quickeval.Same(ov, v)):
 			return nil, &EvalError{Query: query, Err: fmt.Errorf("the closures answered %v, OPA %v (error %v)", v, ov, oerr)}
 		case err != nil && oerr == nil:
-			metrics.QuickEvaluations.WithLabelValues(query, "opa").Inc()
+			p.byOPA.Inc()
 		case err == nil:
-			metrics.QuickEvaluations.WithLabelValues(query, "answered").Inc()
+			p.answered.Inc()
 		}
 		return ov, oerr
 	case err == nil:
-		metrics.QuickEvaluations.WithLabelValues(query, "answered").Inc()
+		p.answered.Inc()
 		return v, nil
 	}
-	metrics.QuickEvaluations.WithLabelValues(query, "opa").Inc()
+	p.byOPA.Inc()
 	return evalOPA(ctx, query, pq.Query, input)
+}
+
+// quickCounters are query's counters of the evaluations the closures
+// answered and of those left to OPA, resolved once per compiled query
+// rather than on every request.
+func quickCounters(query string) (answered, byOPA prometheus.Counter) {
+	return metrics.QuickEvaluations.WithLabelValues(query, "answered"), metrics.QuickEvaluations.WithLabelValues(query, "opa")
 }
 
 // quickCompiled counts query's compilation to closures.
