@@ -10,12 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/sluice-data/sluice/internal/lazy"
 )
 
 // SchemaFile is the JSON Schema of the policy data, generated from its Go
@@ -33,7 +34,7 @@ type dataSchema struct {
 	doc    any
 }
 
-var loadSchema = sync.OnceValues(func() (*dataSchema, error) {
+var loadSchema = lazy.Values("policies: data schema", func() (*dataSchema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
 	if err != nil {
 		return nil, fmt.Errorf("policies/%s: %w", SchemaFile, err)

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/internal/lazy"
 )
 
 // Value is a value of a namespace user's object that the
@@ -61,7 +61,7 @@ type privilegedField struct {
 }
 
 // privilegedFields are, per kind, the fields RulePrivileged judges.
-var privilegedFields = sync.OnceValue(func() map[string][]privilegedField {
+var privilegedFields = lazy.Value("trust: privileged fields", func() map[string][]privilegedField {
 	out := map[string][]privilegedField{}
 	for kind, paths := range AllFields() {
 		for _, p := range paths {

@@ -4,10 +4,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sluice-data/sluice/api/scheme"
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
+	"github.com/sluice-data/sluice/internal/lazy"
 )
 
 // apiPkg is the package whose structs the walk descends into; a type of
@@ -19,7 +19,7 @@ var apiPkg = reflect.TypeFor[datav1alpha1.Dataset]().PkgPath()
 // (ListOptions, ...) the scheme registers in every group, are left out.
 func Kinds() map[string]reflect.Type { return kinds() }
 
-var kinds = sync.OnceValue(func() map[string]reflect.Type {
+var kinds = lazy.Value("trust: kinds", func() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for gvk, t := range scheme.New().AllKnownTypes() {
 		if gvk.GroupVersion() != datav1alpha1.GroupVersion || strings.HasSuffix(gvk.Kind, "List") || t.PkgPath() != apiPkg {

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,6 +13,7 @@ import (
 	datav1alpha1 "github.com/sluice-data/sluice/api/v1alpha1"
 	"github.com/sluice-data/sluice/controller/helm"
 	"github.com/sluice-data/sluice/engines"
+	"github.com/sluice-data/sluice/internal/lazy"
 	"github.com/sluice-data/sluice/trust"
 )
 
@@ -52,7 +52,7 @@ var podMetadataFields = []string{"podMetadata", "labels"}
 // without further code.
 func TenantContainerFields() map[string][]string { return tenantContainerFields() }
 
-var tenantContainerFields = sync.OnceValue(func() map[string][]string {
+var tenantContainerFields = lazy.Value("cacheruntime: tenant container fields", func() map[string][]string {
 	out := map[string][]string{}
 	for kind, paths := range trust.AllFields() {
 		if !strings.HasSuffix(kind, "Runtime") {

@@ -74,9 +74,11 @@ func (c configurations) createValidating(t *testing.T, o configurationOptions) {
 
 // timeout is a webhook's timeoutSeconds: the test's, or config/'s
 // stretched for a -race build (testenv.Stretch: the replicas are the race
-// build of the test binary, whose first admissions after start, with the
-// policy queries' classes built beside them, took more than config/'s 3 s
-// on a slow machine), at most the API's 30.
+// build of the test binary, beside other packages' tests; before the
+// webhook computed trust's tables at start, internal/lazy, a replica's
+// first runtime admission took over a second of that build on an idle
+// machine and more than config/'s 3 s on a loaded one), at most the API's
+// 30. Admission latency is measured by benchmarks, not here.
 func timeout(o configurationOptions, config *int32) *int32 {
 	if o.timeoutSeconds > 0 {
 		return ptr.To(o.timeoutSeconds)
