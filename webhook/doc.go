@@ -47,7 +47,7 @@
 //     specialised): each holds the base data its query reads
 //     (data.sluice.config), read when the query was compiled. They go with
 //     their bundle, whose data change compiles a new one; --quick-eval=false
-//     leaves them unused.
+//     compiles none.
 //   - Volume memo (snapshot.Gatherer): gathered dataset volumes, keyed by
 //     the volume and the UID and resourceVersion of every object they were
 //     read from, so a changed object changes the key. It starts over at

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/spf13/pflag"
 
@@ -119,26 +120,30 @@ func TestDisableInjectionOptions(t *testing.T) {
 	}
 }
 
-// --quick-eval is on by default: the engine evaluates its queries compiled
-// to closures first (each evaluation counted by who answered it). With
-// --quick-eval=false OPA evaluates every input, and nothing is counted.
+// --quick-eval is on by default: the engine compiles its queries to
+// closures when it loads a bundle and evaluates with them first (each
+// evaluation counted by who answered it). With --quick-eval=false nothing
+// is compiled to closures, OPA evaluates every input, and nothing is
+// counted.
 func TestQuickEvalFlag(t *testing.T) {
 	ctx := context.Background()
 	bundle, err := policy.DefaultBundle()
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := func() float64 {
+	sum := func(c *prometheus.CounterVec, labels ...string) float64 {
 		n := 0.0
-		for _, by := range []string{"answered", "opa"} {
+		for _, l := range labels {
 			var m dto.Metric
-			if err := metrics.QuickEvaluations.WithLabelValues(policies.MutatingQuery, by).Write(&m); err != nil {
+			if err := c.WithLabelValues(policies.MutatingQuery, l).Write(&m); err != nil {
 				t.Fatal(err)
 			}
 			n += m.GetCounter().GetValue()
 		}
 		return n
 	}
+	count := func() float64 { return sum(metrics.QuickEvaluations, "answered", "opa") }
+	compiled := func() float64 { return sum(metrics.QuickPrograms, "ok", "not compiled") }
 	for _, tt := range []struct {
 		args []string
 		want float64
@@ -150,8 +155,12 @@ func TestQuickEvalFlag(t *testing.T) {
 			t.Fatal(err)
 		}
 		engine := newEngine(o)
+		programs := compiled()
 		if err := engine.Load(ctx, bundle); err != nil {
 			t.Fatal(err)
+		}
+		if got := compiled() - programs; got != tt.want {
+			t.Errorf("%v: the mutating query compiled to closures %v times, want %v", tt.args, got, tt.want)
 		}
 		before := count()
 		_, _ = engine.Eval(ctx, policies.MutatingQuery, ast.MustParseTerm(`{"pod": {"metadata": {"labels": {}}}}`).Value)

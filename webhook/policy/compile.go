@@ -128,7 +128,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced, quick: quick}
 	for i, q := range queries {
-		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store}
+		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store, NoClosures: quick == QuickOff}
 		// One partial evaluation serves the general query and the
 		// specialiser; should it fail, the query is prepared as written
 		// and not specialised.
@@ -138,7 +138,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 		})
 		var sp *specialise.Specialiser
 		if spec != nil {
-			sp = specialise.New(specialise.Config{Query: q, Residual: rq.Residual, Modules: modules, Compiler: compiler, Store: store, Wait: *spec})
+			sp = specialise.New(specialise.Config{Query: q, Residual: rq.Residual, Modules: modules, Compiler: compiler, Store: store, Wait: *spec, NoClosures: quick == QuickOff})
 		}
 		pq, err := prepare(ctx, rq)
 		if err != nil {
@@ -147,7 +147,9 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 		p := &prepared{general: pq, spec: sp}
 		p.answered, p.byOPA = quickCounters(q)
 		c.queries[q] = p
-		quickCompiled(q, pq)
+		if quick != QuickOff {
+			quickCompiled(q, pq)
+		}
 	}
 	return c, nil
 }

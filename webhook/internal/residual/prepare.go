@@ -2,6 +2,7 @@ package residual
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -34,6 +35,9 @@ type Query struct {
 	// Compile and Prepare partially evaluate the query themselves. It is
 	// read, never changed.
 	Residual *rego.PartialQueries
+	// NoClosures leaves Prepared.Quick nil: the query is not compiled to
+	// closures (an engine that evaluates with OPA alone).
+	NoClosures bool
 }
 
 // Partial partially evaluates q.Query with the input unknown: the residual
@@ -78,6 +82,10 @@ func Prepare(ctx context.Context, q Query) (Prepared, error) {
 		return Prepared{}, err
 	}
 	p := Prepared{Query: pq}
+	if q.NoClosures {
+		p.Why = errors.New("not compiled to closures (NoClosures)")
+		return p, nil
+	}
 	p.Quick, p.Why = quickeval.Compile(ctx, compiler, q.Store, ast.MustParseRef(result))
 	return p, nil
 }

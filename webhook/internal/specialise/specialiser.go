@@ -45,6 +45,8 @@ type Specialiser struct {
 	probes       []probe
 	// wait makes a class's first evaluation wait for its query to be built.
 	wait bool
+	// noClosures builds the classes' queries for OPA alone.
+	noClosures bool
 	// limit is the number of classes that get a specialised query.
 	limit int
 
@@ -79,6 +81,9 @@ type Config struct {
 	// Wait makes a class's first evaluation wait for its query to be built
 	// instead of using the general query meanwhile (fixture tests).
 	Wait bool
+	// NoClosures builds the classes' queries for OPA alone, not compiled
+	// to closures (residual.Query.NoClosures).
+	NoClosures bool
 }
 
 // New returns the Specialiser of the query whose residual cfg holds, or nil
@@ -99,7 +104,7 @@ func New(cfg Config) *Specialiser {
 		}
 	}
 	return &Specialiser{name: cfg.Query, query: pqs.Queries[0], support: pqs.Support, modules: cfg.Modules, store: cfg.Store,
-		capabilities: cfg.Compiler.Capabilities(), probes: probes, wait: cfg.Wait, limit: maxVariants, variants: map[classKey]*variant{}}
+		capabilities: cfg.Compiler.Capabilities(), probes: probes, wait: cfg.Wait, noClosures: cfg.NoClosures, limit: maxVariants, variants: map[classKey]*variant{}}
 }
 
 // ForInput returns the specialised query for input's class, or false when
@@ -223,7 +228,7 @@ func (s *Specialiser) build(ctx context.Context, key classKey) (residual.Prepare
 		}
 		var err error
 		pq, err = residual.Prepare(ctx, residual.Query{Query: "data." + specialisedNamespace + "_result.result",
-			Namespace: specialisedNamespace, Modules: modules, Compiler: compiler, Store: s.store})
+			Namespace: specialisedNamespace, Modules: modules, Compiler: compiler, Store: s.store, NoClosures: s.noClosures})
 		return err
 	})
 	return pq, err
