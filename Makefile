@@ -273,7 +273,7 @@ fuse3: ## Make sure tests/datapath can mount: installs Debian's fuse3 (fusermoun
 	@hack/fuse3.sh
 
 .PHONY: bench
-bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; datasets to Bound at 100 to 2,000 and their floor, and DataLoads to Complete, on a simulated cluster; the cache-refresh loop and the metrics scrape with 1,000 Datasets; cold and warm reads through rclone's FUSE mount), keeping the output in BENCH_OUT.
+bench: build sim-binaries $(RCLONE) ## Run the benchmarks (admission latency against a real API server, p50/p99; a webhook replica's start to ready and its first admissions; datasets to Bound at 100 to 2,000 and their floor, and DataLoads to Complete, on a simulated cluster; the cache-refresh loop and the metrics scrape with 1,000 Datasets; cold and warm reads through rclone's FUSE mount), keeping the output in BENCH_OUT.
 	mkdir -p $(BENCH_OUT)
 	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) $$($(GO) list $(BENCH_PKGS) | grep -v -e /tests/scale -e /tests/datapath -e /controller/metrics) | tee $(BENCH_OUT)/bench.txt
 	# One scrape of 1,000 Datasets' metrics takes a fifth of a second.
