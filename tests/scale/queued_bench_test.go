@@ -44,6 +44,7 @@ func BenchmarkQueuedDataLoads(b *testing.B) {
 			b.ReportMetric(float64(m.peakRSS)/(1<<20), "peak-RSS-MiB")
 			b.ReportMetric(m.controllerRequests/float64(n), "controller-requests/dataload")
 			b.ReportMetric(m.apiServerRequests/float64(n), "apiserver-requests/dataload")
+			b.ReportMetric(float64(m.controllerCPU.Milliseconds())/float64(n), "controller-cpu-ms/dataload")
 		}
 	})
 }
