@@ -127,8 +127,11 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 	}
 	store := NewStore(b)
 	c := &Compiled{bundle: b, queries: map[string]*prepared{}, deterministic: deterministic(compiler), enforcement: enforced, quick: quick}
+	// With QuickOff no query, general or specialised, is compiled to
+	// closures.
+	noClosures := quick == QuickOff
 	for i, q := range queries {
-		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store, NoClosures: quick == QuickOff}
+		rq := residual.Query{Query: q, Namespace: preparedNamespace(i), Modules: modules, Compiler: compiler, Store: store, NoClosures: noClosures}
 		// One partial evaluation serves the general query and the
 		// specialiser; should it fail, the query is prepared as written
 		// and not specialised.
@@ -138,7 +141,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 		})
 		var sp *specialise.Specialiser
 		if spec != nil {
-			sp = specialise.New(specialise.Config{Query: q, Residual: rq.Residual, Modules: modules, Compiler: compiler, Store: store, Wait: *spec, NoClosures: quick == QuickOff})
+			sp = specialise.New(specialise.Config{Query: q, Residual: rq.Residual, Modules: modules, Compiler: compiler, Store: store, Wait: *spec, NoClosures: noClosures})
 		}
 		pq, err := prepare(ctx, rq)
 		if err != nil {
@@ -147,7 +150,7 @@ func compile(ctx context.Context, b *Bundle, spec *bool, quick QuickMode, querie
 		p := &prepared{general: pq, spec: sp}
 		p.answered, p.byOPA = quickCounters(q)
 		c.queries[q] = p
-		if quick != QuickOff {
+		if !noClosures {
 			quickCompiled(q, pq)
 		}
 	}
