@@ -128,6 +128,21 @@ func processRSS(b *testing.B, name string) {
 	if err != nil {
 		b.Fatalf("the cache process failed: %v\n%s", err, out)
 	}
+	figures := childFigures(b, out)
+	if _, ok := figures["rss-bytes"]; !ok || figures["objects"] == 0 {
+		b.Fatalf("the cache process reported no RSS or no objects:\n%s", out)
+	}
+	b.ReportMetric(float64(figures["rss-bytes"])/(1<<20), "process-rss-MiB")
+	b.ReportMetric(float64(figures["heap-bytes"])/(1<<20), "process-heap-MiB")
+	b.ReportMetric(float64(figures["live-bytes"])/(1<<20), "process-live-MiB")
+	b.ReportMetric(float64(figures["transforms"])/float64(figures["objects"]), "transforms/object")
+	b.ReportMetric(float64(figures["objects"]), "objects")
+}
+
+// childFigures are the figures a child process printed, a line each: a
+// name at the start of the line and an integer.
+func childFigures(b *testing.B, out []byte) map[string]int64 {
+	b.Helper()
 	figures := map[string]int64{}
 	for _, l := range strings.Split(string(out), "\n") {
 		if f := strings.Fields(l); len(f) == 2 && strings.HasPrefix(l, f[0]+" ") {
@@ -138,14 +153,7 @@ func processRSS(b *testing.B, name string) {
 			figures[f[0]] = n
 		}
 	}
-	if _, ok := figures["rss-bytes"]; !ok || figures["objects"] == 0 {
-		b.Fatalf("the cache process reported no RSS or no objects:\n%s", out)
-	}
-	b.ReportMetric(float64(figures["rss-bytes"])/(1<<20), "process-rss-MiB")
-	b.ReportMetric(float64(figures["heap-bytes"])/(1<<20), "process-heap-MiB")
-	b.ReportMetric(float64(figures["live-bytes"])/(1<<20), "process-live-MiB")
-	b.ReportMetric(float64(figures["transforms"])/float64(figures["objects"]), "transforms/object")
-	b.ReportMetric(float64(figures["objects"]), "objects")
+	return figures
 }
 
 // TestCacheProcess is the child of processRSS; it does nothing unless run

@@ -79,13 +79,9 @@ func BenchmarkWebhookStart(b *testing.B) {
 			b.Fatalf("the webhook process failed: %v\n%s", err, out)
 		}
 		got := map[string]float64{}
-		for _, l := range strings.Split(string(out), "\n") {
-			if f := strings.Fields(l); len(f) == 2 && strings.HasSuffix(f[0], "-ns") {
-				n, err := strconv.ParseInt(f[1], 10, 64)
-				if err != nil {
-					b.Fatal(err)
-				}
-				got[strings.TrimSuffix(f[0], "-ns")] = float64(n)
+		for k, n := range childFigures(b, out) {
+			if name, ok := strings.CutSuffix(k, "-ns"); ok {
+				got[name] = float64(n)
 			}
 		}
 		if len(got) != 1+2*len(startKinds) {
